@@ -1,0 +1,80 @@
+"""Clocks are injected: generation reads time only through one of these."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol, runtime_checkable
+
+__all__ = ["Clock", "FixedClock", "StepClock", "SystemClock", "parse_clock"]
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the Unix epoch."""
+        ...
+
+
+class FixedClock:
+    """Always the same instant: the deterministic default."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t: float = 1_767_225_600) -> None:  # 2026-01-01T00:00:00Z
+        self._t = float(t)
+
+    def now(self) -> float:
+        return self._t
+
+    def __repr__(self) -> str:
+        return f"FixedClock({self._t:g})"
+
+
+class StepClock:
+    """Advances by `step` seconds on every read.
+
+    Answers then depend on how many answers came before: deterministic for a fixed call order only.
+    """
+
+    def __init__(self, start: float = 1_767_225_600, step: float = 1.0) -> None:
+        self._start = float(start)
+        self._step = float(step)
+        self._reads = 0
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        with self._lock:
+            t = self._start + self._reads * self._step
+            self._reads += 1
+        return t
+
+    def __repr__(self) -> str:
+        return f"StepClock({self._start:g}, step={self._step:g})"
+
+
+class SystemClock:
+    """The wall clock. Outputs then carry real `created` values and are no longer byte-identical."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def __repr__(self) -> str:
+        return "SystemClock()"
+
+
+def parse_clock(spec: str) -> Clock:
+    """`fixed`, `fixed:<unix-seconds>`, `step:<start>[:<step>]` or `system`."""
+    kind, _, rest = spec.partition(":")
+    try:
+        if kind == "fixed":
+            return FixedClock(float(rest)) if rest else FixedClock()
+        if kind == "step":
+            start, _, step = rest.partition(":")
+            return StepClock(float(start) if start else 1_767_225_600, float(step) if step else 1.0)
+    except ValueError:
+        pass
+    else:
+        if kind == "system" and not rest:
+            return SystemClock()
+    raise ValueError(f"bad clock {spec!r}: use fixed, fixed:<unix-seconds>, step:<start>[:<step>] or system")

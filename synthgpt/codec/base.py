@@ -1,0 +1,61 @@
+"""What every wire module provides, and the frame type the SSE layer sends.
+
+A wire module (`openai_chat`, `openai_responses`, `anthropic_messages`, `embeddings`) turns HTTP JSON into
+a ModelRequest and a ModelOutput into either one JSON body or an ordered list of frames. The non-stream
+body is the fold of the same frames (tests check it); faults and pacing are applied to the frames by the
+shared SSE layer (`sse.py`), which asks the wire module only for its own error frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..errors import RequestError
+from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
+
+__all__ = ["Frame", "WireCodec", "render_frame"]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One SSE event. `data` is the exact payload text (JSON, or `[DONE]`); `event` the optional name."""
+
+    data: str
+    event: str | None = None
+    terminal: bool = False
+    """The frame that ends a healthy stream (`[DONE]`, `response.completed`, `message_stop`)."""
+
+
+def render_frame(frame: Frame) -> bytes:
+    # Payloads are single-line JSON, so one `data:` line each suffices.
+    if frame.event is None:
+        return b"data: " + frame.data.encode() + b"\n\n"
+    return b"event: " + frame.event.encode() + b"\ndata: " + frame.data.encode() + b"\n\n"
+
+
+class WireCodec(Protocol):
+    """One API's wire format."""
+
+    api: ApiKind
+
+    def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
+        """The neutral request; raises RequestError (with `param`) for anything malformed."""
+        ...
+
+    def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
+        """The non-stream JSON body."""
+        ...
+
+    def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
+        """The whole healthy stream, terminal frame included."""
+        ...
+
+    def error_frames(self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int) -> list[Frame]:
+        """What this API sends for a mid-stream error after `sent` frames."""
+        ...
+
+    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
+        """An HTTP error body in this provider's shape."""
+        ...

@@ -1,0 +1,311 @@
+"""The generator protocol, the draw context and the combinators.
+
+A generator is a small immutable object with one method, `draw(ctx)`. Randomness is passed in through the
+context, never reached for: `ctx.rng` is a `random.Random` seeded from the context's seed, and a named
+sub-generator draws from `ctx.fork(label)`, whose seed derives from the parent's seed and the label only.
+So the value a field gets does not depend on which other fields exist or in what order they are drawn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar, cast
+
+from ..errors import DrawError, RuleError
+from ..model import ModelRequest
+from ..seeding import derive_seed
+
+__all__ = [
+    "Bind",
+    "DrawContext",
+    "Filter",
+    "Generator",
+    "Just",
+    "Lists",
+    "Map",
+    "Objects",
+    "OneOf",
+    "Weighted",
+    "lift",
+]
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+class DrawContext:
+    """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
+
+    __slots__ = ("_rng", "call_index", "captures", "now", "request", "rule", "seed")
+
+    def __init__(
+        self,
+        request: ModelRequest,
+        seed: int,
+        *,
+        now: float = 0.0,
+        captures: Mapping[str, str] | None = None,
+        rule: str = "",
+        call_index: int = 0,
+    ) -> None:
+        self.request = request
+        self.seed = seed
+        self.now = now
+        self.captures: Mapping[str, str] = captures or {}
+        self.rule = rule
+        self.call_index = call_index
+        self._rng: random.Random | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self.seed)
+        return self._rng
+
+    def fork(self, label: object) -> DrawContext:
+        return DrawContext(
+            self.request,
+            derive_seed(self.seed, label),
+            now=self.now,
+            captures=self.captures,
+            rule=self.rule,
+            call_index=self.call_index,
+        )
+
+    def __repr__(self) -> str:
+        return f"DrawContext(seed={self.seed}, rule={self.rule!r})"
+
+
+class Generator(Generic[T]):
+    """Base of every generator. Subclasses implement `draw` and `__repr__` (the expression that built them)."""
+
+    __slots__ = ()
+
+    def draw(self, ctx: DrawContext) -> T:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def example(self, seed: int = 0, request: ModelRequest | None = None) -> T:
+        """One value, drawn against an empty request: handy in a REPL and in docs."""
+        return self.draw(DrawContext(request or _EMPTY_REQUEST, seed))
+
+    def map(self, fn: Callable[[T], U]) -> Generator[U]:
+        return Map(self, fn)
+
+    def bind(self, fn: Callable[[T], Generator[U]]) -> Generator[U]:
+        return Bind(self, fn)
+
+    def filter(self, predicate: Callable[[T], bool], max_tries: int = 100) -> Generator[T]:
+        return Filter(self, predicate, max_tries)
+
+    def __or__(self, other: Generator[U]) -> Generator[T | U]:
+        return OneOf(self, other)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+
+_EMPTY_REQUEST = ModelRequest()
+
+
+def _fn_name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def lift(value: Any) -> Generator[Any]:
+    """A generator for `value`: generators as they are, dicts and lists element-wise, the rest as constants."""
+    if isinstance(value, Generator):
+        return value
+    if isinstance(value, Mapping):
+        if any(isinstance(v, Generator | Mapping | list | tuple) for v in value.values()):
+            return Objects(value)
+        return Just(dict(value))
+    if isinstance(value, list | tuple):
+        if any(isinstance(v, Generator | Mapping | list | tuple) for v in value):
+            return Fixed([lift(v) for v in value])
+        return Just(list(value))
+    return Just(value)
+
+
+class Just(Generator[T]):
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def draw(self, ctx: DrawContext) -> T:
+        v = self.value
+        # hand out copies of containers so a caller mutating one result cannot change the next
+        if isinstance(v, dict | list):
+            import copy
+
+            return cast(T, copy.deepcopy(v))
+        return v
+
+    def __repr__(self) -> str:
+        return f"just({self.value!r})"
+
+
+class Map(Generator[U]):
+    __slots__ = ("fn", "inner")
+
+    def __init__(self, inner: Generator[T], fn: Callable[[T], U]) -> None:
+        self.inner = inner
+        self.fn = fn
+
+    def draw(self, ctx: DrawContext) -> U:
+        return self.fn(self.inner.draw(ctx))
+
+    def __repr__(self) -> str:
+        return f"{self.inner!r}.map({_fn_name(self.fn)})"
+
+
+class Bind(Generator[U]):
+    __slots__ = ("fn", "inner")
+
+    def __init__(self, inner: Generator[T], fn: Callable[[T], Generator[U]]) -> None:
+        self.inner = inner
+        self.fn = fn
+
+    def draw(self, ctx: DrawContext) -> U:
+        first = self.inner.draw(ctx.fork("bind:0"))
+        nxt = self.fn(first)
+        if not isinstance(nxt, Generator):
+            raise DrawError(f"{self!r}: the bound function returned {type(nxt).__name__}, not a generator")
+        return nxt.draw(ctx.fork("bind:1"))
+
+    def __repr__(self) -> str:
+        return f"{self.inner!r}.bind({_fn_name(self.fn)})"
+
+
+class Filter(Generator[T]):
+    __slots__ = ("inner", "max_tries", "predicate")
+
+    def __init__(self, inner: Generator[T], predicate: Callable[[T], bool], max_tries: int = 100) -> None:
+        if max_tries < 1:
+            raise RuleError(f"filter: max_tries must be >= 1, got {max_tries}")
+        self.inner = inner
+        self.predicate = predicate
+        self.max_tries = max_tries
+
+    def draw(self, ctx: DrawContext) -> T:
+        for attempt in range(self.max_tries):
+            value = self.inner.draw(ctx.fork(("filter", attempt)))
+            if self.predicate(value):
+                return value
+        raise DrawError(
+            f"{self!r} rejected {self.max_tries} values in a row; loosen the predicate or narrow the generator"
+        )
+
+    def __repr__(self) -> str:
+        return f"{self.inner!r}.filter({_fn_name(self.predicate)})"
+
+
+class OneOf(Generator[Any]):
+    __slots__ = ("options",)
+
+    def __init__(self, *options: Any) -> None:
+        if not options:
+            raise RuleError("one_of needs at least one option")
+        flat: list[Generator[Any]] = []
+        for o in options:
+            flat.extend(o.options if isinstance(o, OneOf) else [lift(o)])
+        self.options = tuple(flat)
+
+    def draw(self, ctx: DrawContext) -> Any:
+        i = ctx.rng.randrange(len(self.options))
+        return self.options[i].draw(ctx.fork(("one_of", i)))
+
+    def __repr__(self) -> str:
+        return "one_of(" + ", ".join(map(repr, self.options)) + ")"
+
+
+class Weighted(Generator[Any]):
+    __slots__ = ("options", "weights")
+
+    def __init__(self, pairs: Sequence[tuple[float, Any]] | Mapping[Any, float]) -> None:
+        items = [(w, v) for v, w in pairs.items()] if isinstance(pairs, Mapping) else list(pairs)
+        if not items:
+            raise RuleError("weighted needs at least one (weight, option) pair")
+        for w, _ in items:
+            if not isinstance(w, int | float) or w < 0:
+                raise RuleError(f"weighted: weights must be numbers >= 0, got {w!r}")
+        if sum(w for w, _ in items) <= 0:
+            raise RuleError("weighted: at least one weight must be > 0")
+        self.weights = tuple(float(w) for w, _ in items)
+        self.options = tuple(lift(v) for _, v in items)
+
+    def draw(self, ctx: DrawContext) -> Any:
+        (i,) = ctx.rng.choices(range(len(self.options)), weights=self.weights)
+        return self.options[i].draw(ctx.fork(("weighted", i)))
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"({w:g}, {o!r})" for w, o in zip(self.weights, self.options, strict=True))
+        return f"weighted([{pairs}])"
+
+
+class Objects(Generator[dict[str, Any]]):
+    """A dict whose values are drawn each from its own fork, labelled by key."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = {str(k): lift(v) for k, v in fields.items()}
+
+    def draw(self, ctx: DrawContext) -> dict[str, Any]:
+        return {k: g.draw(ctx.fork(("field", k))) for k, g in self.fields.items()}
+
+    def __repr__(self) -> str:
+        return "objects({" + ", ".join(f"{k!r}: {g!r}" for k, g in self.fields.items()) + "})"
+
+
+class Fixed(Generator[list[Any]]):
+    """A list of fixed length, each position from its own generator."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Sequence[Generator[Any]]) -> None:
+        self.items = tuple(items)
+
+    def draw(self, ctx: DrawContext) -> list[Any]:
+        return [g.draw(ctx.fork(("item", i))) for i, g in enumerate(self.items)]
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(map(repr, self.items)) + "]"
+
+
+class Lists(Generator[list[Any]]):
+    __slots__ = ("element", "max_size", "min_size", "unique")
+
+    def __init__(self, element: Any, min_size: int = 0, max_size: int = 5, *, unique: bool = False) -> None:
+        if min_size < 0 or max_size < min_size:
+            raise RuleError(f"lists takes 0 <= min_size <= max_size, got {min_size} and {max_size}")
+        self.element = lift(element)
+        self.min_size = min_size
+        self.max_size = max_size
+        self.unique = unique
+
+    def draw(self, ctx: DrawContext) -> list[Any]:
+        size = ctx.rng.randint(self.min_size, self.max_size)
+        if not self.unique:
+            return [self.element.draw(ctx.fork(("item", i))) for i in range(size)]
+        out: list[Any] = []
+        seen: set[str] = set()
+        attempt = 0
+        while len(out) < size and attempt < size * 20:
+            v = self.element.draw(ctx.fork(("item", attempt)))
+            attempt += 1
+            key = repr(v)
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+        if len(out) < self.min_size:
+            raise DrawError(f"{self!r}: could not draw {self.min_size} distinct values")
+        return out
+
+    def __repr__(self) -> str:
+        extra = ", unique=True" if self.unique else ""
+        return f"lists({self.element!r}, {self.min_size}, {self.max_size}{extra})"

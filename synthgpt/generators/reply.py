@@ -1,0 +1,182 @@
+"""Generators of whole answers: tool calls, reasoning, replies, and the value -> Choice conversion."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DrawError, RuleError
+from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
+from ..seeding import token_from_seed
+from .core import DrawContext, Generator, lift
+from .text import ADJECTIVES, keywords
+
+__all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "call_id", "dumps", "to_choice"]
+
+
+def dumps(value: Any) -> str:
+    """JSON text as synthgpt puts it in answers and tool arguments: compact, UTF-8, key order kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def call_id(ctx: DrawContext, index: int = 0) -> str:
+    return "call_" + token_from_seed(ctx.fork(("call_id", index)).seed, 24)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A drawn value plus how to deliver it: overrides of the stream plan, finish reason or an error."""
+
+    value: Any = None
+    stream: StreamPlan | None = None
+    error: ErrorSpec | None = None
+    finish_reason: FinishReason | None = None
+    cut_tokens: int | None = None
+    """Cut the text at this many tokens and finish with `length`, as if the limit had been reached."""
+
+
+class ToolCallGen(Generator[ToolCallPart]):
+    """A call of tool `name` with `args` (a dict of values/generators), or schema-valid arguments drawn
+    from the tool's declared parameters when `args` is None. `name=None` calls the forced or first tool."""
+
+    __slots__ = ("args", "name")
+
+    def __init__(self, name: str | None = None, args: Any = None) -> None:
+        if args is not None and not isinstance(args, dict | Generator):
+            raise RuleError(f"tool_call arguments must be a dict or a generator, got {type(args).__name__}")
+        self.name = name
+        self.args = None if args is None else lift(args)
+
+    def draw(self, ctx: DrawContext) -> ToolCallPart:
+        req = ctx.request
+        name = self.name
+        if name is None:
+            if req.tool_choice.mode == "named" and req.tool_choice.name:
+                name = req.tool_choice.name
+            elif req.tools:
+                name = req.tools[0].name
+            else:
+                raise DrawError("tool_call() without a name needs a request that declares tools")
+        if self.args is not None:
+            args = self.args.draw(ctx.fork("args"))
+        else:
+            tool = req.tool(name)
+            if tool is None:
+                args = {}
+            else:
+                from .schema import FromSchema  # local: schema generation is only needed here
+
+                args = FromSchema(tool.parameters).draw(ctx.fork("args"))
+        text = args if isinstance(args, str) else dumps(args)
+        return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
+
+    def __repr__(self) -> str:
+        return f"tool_call({self.name!r}, {self.args!r})" if self.args is not None else f"tool_call({self.name!r})"
+
+
+class Reasoning(Generator[ReasoningPart]):
+    """A short seeded chain of thought about the request, with a seeded signature."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: Any = None) -> None:
+        self.text = None if text is None else lift(text)
+
+    def draw(self, ctx: DrawContext) -> ReasoningPart:
+        if self.text is not None:
+            text = str(self.text.draw(ctx.fork("text")))
+        else:
+            rng = ctx.rng
+            keys = keywords(ctx.request.last_user) or ["the question"]
+            k = rng.choice(keys)
+            steps = [
+                f"The user is asking about {k}.",
+                f"A {rng.choice(ADJECTIVES)} answer should cover the main points first.",
+            ]
+            if ctx.request.tools:
+                steps.append(f"The {ctx.request.tools[0].name} tool may help here.")
+            steps.append("I will keep the answer focused.")
+            text = " ".join(steps)
+        return ReasoningPart(text=text, signature=token_from_seed(ctx.fork("signature").seed, 64))
+
+    def __repr__(self) -> str:
+        return "reasoning()" if self.text is None else f"reasoning({self.text!r})"
+
+
+class Reply(Generator[Choice]):
+    """A whole answer: optional reasoning, text and tool calls, in that order."""
+
+    __slots__ = ("finish_reason", "reasoning", "text", "tool_calls")
+
+    def __init__(
+        self,
+        text: Any = None,
+        tool_calls: Sequence[Any] = (),
+        reasoning: Any = None,
+        finish_reason: FinishReason | None = None,
+    ) -> None:
+        self.text = None if text is None else lift(text)
+        self.tool_calls = tuple(tc if isinstance(tc, Generator) else lift(tc) for tc in tool_calls)
+        self.reasoning: Generator[Any] | None = (
+            None if reasoning is None else reasoning if isinstance(reasoning, Generator) else Reasoning(reasoning)
+        )
+        self.finish_reason = finish_reason
+
+    def draw(self, ctx: DrawContext) -> Choice:
+        parts: list[Any] = []
+        if self.reasoning is not None:
+            r = self.reasoning.draw(ctx.fork("reasoning"))
+            parts.append(r if isinstance(r, ReasoningPart) else ReasoningPart(text=str(r)))
+        if self.text is not None:
+            t = self.text.draw(ctx.fork("text"))
+            parts.append(TextOut(text=t if isinstance(t, str) else dumps(t)))
+        for i, g in enumerate(self.tool_calls):
+            tc = g.draw(ctx.fork(("tool_call", i)))
+            parts.append(_as_tool_call(tc, ctx, i))
+        finish = self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+        return Choice(parts=tuple(parts), finish_reason=finish)
+
+    def __repr__(self) -> str:
+        args = []
+        if self.text is not None:
+            args.append(f"text={self.text!r}")
+        if self.tool_calls:
+            args.append(f"tool_calls={list(self.tool_calls)!r}")
+        if self.reasoning is not None:
+            args.append(f"reasoning={self.reasoning!r}")
+        if self.finish_reason:
+            args.append(f"finish_reason={self.finish_reason!r}")
+        return f"reply({', '.join(args)})"
+
+
+def _as_tool_call(value: Any, ctx: DrawContext, index: int) -> ToolCallPart:
+    if isinstance(value, ToolCallPart):
+        return value
+    if isinstance(value, dict) and "name" in value:
+        args = value.get("arguments", {})
+        return ToolCallPart(
+            id=str(value.get("id") or call_id(ctx, index)),
+            name=str(value["name"]),
+            arguments=args if isinstance(args, str) else dumps(args),
+        )
+    raise DrawError(f"a tool call must be a tool_call(...) or a dict with 'name', got {value!r}")
+
+
+def to_choice(value: Any, ctx: DrawContext) -> Choice:
+    """Whatever a rule's generator drew, as one choice of the answer."""
+    if isinstance(value, Choice):
+        return value
+    if isinstance(value, str):
+        return Choice(parts=(TextOut(text=value),))
+    if isinstance(value, ToolCallPart):
+        return Choice(parts=(value,), finish_reason="tool_calls")
+    if isinstance(value, ReasoningPart):
+        return Choice(parts=(value,))
+    if isinstance(value, list | tuple) and value and all(isinstance(v, ToolCallPart) for v in value):
+        return Choice(parts=tuple(value), finish_reason="tool_calls")
+    if value is None:
+        return Choice(parts=(TextOut(text=""),))
+    # any other JSON value is the answer's text, as a structured-output model would write it
+    return Choice(parts=(TextOut(text=dumps(value)),))

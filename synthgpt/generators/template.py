@@ -1,0 +1,115 @@
+"""Jinja2 templates as generators: sandboxed, strict about undefined names, seeded wherever they draw."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import jinja2
+from jinja2 import meta
+from jinja2.sandbox import SandboxedEnvironment
+
+from ..errors import DrawError, RuleError
+from .core import DrawContext, Generator
+
+__all__ = ["TEMPLATE_NAMES", "Template"]
+
+# Names every template can use besides the generators of the registry.
+TEMPLATE_NAMES = frozenset(
+    {"request", "last_user", "messages", "model", "tools", "captures", "system", "turn", "tool_results",
+     "call_index", "fake", "now"}
+)
+
+
+def _make_env() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    # Jinja's own `random` filter reads the global RNG; ours asks the render's seeded picker.
+    env.filters["random"] = _random_filter
+    return env
+
+
+@jinja2.pass_context
+def _random_filter(context: Any, seq: Sequence[Any]) -> Any:
+    return context["_synthgpt_pick"](seq)
+
+
+_ENV = _make_env()
+
+
+class Template(Generator[str]):
+    """`template("Hello {{ fake('name') }}, you said {{ last_user }}")`.
+
+    In scope: `request`, `last_user`, `messages`, `system`, `model`, `tools`, `tool_results`, `turn`,
+    `call_index`, `now`, `captures` (and each capture by name), `fake(provider, **kw)`, every registered
+    generator as a function that draws a value (`integer(1, 6)`), and a seeded `random` filter.
+    """
+
+    __slots__ = ("_template", "_unknown", "source")
+
+    def __init__(self, source: str, *, known_names: Iterable[str] = ()) -> None:
+        if not isinstance(source, str):
+            raise RuleError(f"template takes a string, got {type(source).__name__}")
+        self.source = source
+        try:
+            ast = _ENV.parse(source)
+        except jinja2.TemplateSyntaxError as exc:
+            raise RuleError(f"template syntax error at line {exc.lineno}: {exc.message}") from None
+        from .registry import REGISTRY
+
+        allowed = TEMPLATE_NAMES | set(REGISTRY) | set(known_names)
+        unknown = sorted(meta.find_undeclared_variables(ast) - allowed)
+        self._template = _ENV.from_string(source)
+        self._unknown = unknown  # names that must come from captures at draw time
+
+    @property
+    def undeclared(self) -> list[str]:
+        """Names the template reads that are neither built in nor generators: they must be captures."""
+        return list(self._unknown)
+
+    def draw(self, ctx: DrawContext) -> str:
+        from .fake import Fake
+        from .registry import REGISTRY
+
+        counter = itertools.count()
+        req = ctx.request
+
+        def drawer(factory: Any) -> Any:
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return factory(*args, **kwargs).draw(ctx.fork(("template", next(counter))))
+
+            return call
+
+        def seeded_random(seq: Sequence[Any]) -> Any:
+            items = list(seq)
+            if not items:
+                raise DrawError("template: `random` filter on an empty sequence")
+            return items[ctx.fork(("template", next(counter))).rng.randrange(len(items))]
+
+        scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items()}
+        scope.update(ctx.captures)
+        scope.update(
+            request=req,
+            last_user=req.last_user,
+            messages=req.messages,
+            system=req.system,
+            model=req.model,
+            tools=req.tools,
+            tool_results=req.tool_results,
+            turn=req.turn,
+            call_index=ctx.call_index,
+            now=ctx.now,
+            captures=dict(ctx.captures),
+            fake=drawer(Fake),
+        )
+        missing = [n for n in self._unknown if n not in scope]
+        if missing:
+            raise DrawError(f"template uses undefined name(s) {', '.join(map(repr, missing))}")
+        scope["_synthgpt_pick"] = seeded_random
+        try:
+            return self._template.render(scope)
+        except jinja2.UndefinedError as exc:
+            raise DrawError(f"template: {exc.message}") from None
+
+    def __repr__(self) -> str:
+        return f"template({self.source!r})"

@@ -1,0 +1,217 @@
+"""Text generators: seeded prose, words from the request, and hash-derived filler tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ..errors import RuleError
+from .core import DrawContext, Generator
+
+__all__ = ["HashTokens", "LastUser", "Paragraph", "Prose", "Sentence", "Summary", "Words", "keywords"]
+
+WORDS = (
+    "account action answer approach area aspect balance basis benefit budget case change choice claim "
+    "client code context cost data decision design detail effect effort element energy event example "
+    "factor feature field figure focus form function goal growth guide habit idea image impact issue "
+    "item journey key layer level limit list market matter measure method model moment need network "
+    "note number object option order outcome part path pattern period plan point policy practice "
+    "process product project quality question range rate reason record region report request result "
+    "review risk role rule sample scale scope section sense service set signal size skill source space "
+    "stage standard state step story structure style system table task team term test theme time tool "
+    "topic track trend type unit update value version view volume way window word work"
+).split()
+ADJECTIVES = (
+    "clear simple useful careful direct practical steady broad quick common solid small large early late "
+    "main local general specific reliable flexible modest strong light gradual"
+).split()
+VERBS = (
+    "supports improves shapes explains covers frames guides reflects changes limits drives follows "
+    "balances connects extends reduces defines tracks signals"
+).split()
+_STOP = frozenset(
+    "about above after again also another because been before being below between both could does doing "
+    "down during each from further have having here into itself just more most much only other over "
+    "same should some such than that their them then there these they this those through under until "
+    "very what when where which while will with would your yours please tell explain give make show "
+    "write hello thanks thank".split()
+)
+_WORD_RE = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def keywords(text: str, limit: int = 6) -> list[str]:
+    """Content words of `text` in first-seen order (lower-cased, no stop words, at least 4 letters)."""
+    seen: list[str] = []
+    for w in _WORD_RE.findall(text):
+        lw = w.lower()
+        if len(lw) >= 4 and lw not in _STOP and lw not in seen:
+            seen.append(lw)
+            if len(seen) == limit:
+                break
+    return seen
+
+
+def _check_range(name: str, lo: int, hi: int) -> None:
+    if lo < 0 or lo > hi:
+        raise RuleError(f"`{name}` takes 0 <= min <= max, got {lo} and {hi}")
+
+
+class Words(Generator[str]):
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, min_words: int = 3, max_words: int = 6) -> None:
+        _check_range("words", min_words, max_words)
+        self.lo, self.hi = min_words, max_words
+
+    def draw(self, ctx: DrawContext) -> str:
+        rng = ctx.rng
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(self.lo, self.hi)))
+
+    def __repr__(self) -> str:
+        return f"words({self.lo}, {self.hi})"
+
+
+def _sentence(rng_words: list[str]) -> str:
+    s = " ".join(rng_words)
+    return s[:1].upper() + s[1:] + "."
+
+
+class Sentence(Generator[str]):
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, min_words: int = 6, max_words: int = 12) -> None:
+        _check_range("sentence", min_words, max_words)
+        if min_words < 1:
+            raise RuleError("`sentence` needs at least one word")
+        self.lo, self.hi = min_words, max_words
+
+    def draw(self, ctx: DrawContext) -> str:
+        rng = ctx.rng
+        n = rng.randint(self.lo, self.hi)
+        words = [rng.choice(ADJECTIVES if i % 3 == 1 else WORDS) for i in range(n)]
+        if n >= 3:
+            words[n // 2] = rng.choice(VERBS)
+        return _sentence(words)
+
+    def __repr__(self) -> str:
+        return f"sentence({self.lo}, {self.hi})"
+
+
+class Paragraph(Generator[str]):
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
+        _check_range("paragraph", min_sentences, max_sentences)
+        self.lo, self.hi = min_sentences, max_sentences
+
+    def draw(self, ctx: DrawContext) -> str:
+        n = ctx.rng.randint(self.lo, self.hi)
+        return " ".join(Sentence().draw(ctx.fork(("sentence", i))) for i in range(n))
+
+    def __repr__(self) -> str:
+        return f"paragraph({self.lo}, {self.hi})"
+
+
+class Summary(Generator[str]):
+    """The first `count` sentences of the last user message, cut to `max_chars` code points."""
+
+    __slots__ = ("count", "max_chars")
+
+    def __init__(self, max_chars: int = 200, count: int = 1) -> None:
+        if max_chars < 1 or count < 1:
+            raise RuleError(f"`summary` takes max_chars >= 1 and count >= 1, got {max_chars} and {count}")
+        self.max_chars = max_chars
+        self.count = count
+
+    def draw(self, ctx: DrawContext) -> str:
+        sentences = _SENTENCE_END.split(ctx.request.last_user.strip())
+        return " ".join(sentences[: self.count])[: self.max_chars].rstrip()
+
+    def __repr__(self) -> str:
+        return f"summary(max_chars={self.max_chars}, count={self.count})"
+
+
+class LastUser(Generator[str]):
+    """The last user message, verbatim (`echo`)."""
+
+    __slots__ = ()
+
+    def draw(self, ctx: DrawContext) -> str:
+        return ctx.request.last_user
+
+    def __repr__(self) -> str:
+        return "last_user()"
+
+
+class HashTokens(Generator[str]):
+    """Exactly `n` tokens of hash-derived filler (each ' ' + 4 hex digits is one token)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int = 16) -> None:
+        if n < 0:
+            raise RuleError(f"`hash_tokens` takes n >= 0, got {n}")
+        self.n = n
+
+    def draw(self, ctx: DrawContext) -> str:
+        digest = b""
+        counter = 0
+        while len(digest) < 2 * self.n:
+            digest += hashlib.blake2b(f"{ctx.seed}:{counter}".encode(), digest_size=64).digest()
+            counter += 1
+        hexes = digest.hex()
+        return "".join(("" if i == 0 else " ") + hexes[4 * i : 4 * i + 4] for i in range(self.n))
+
+    def __repr__(self) -> str:
+        return f"hash_tokens({self.n})"
+
+
+_OPENERS = (
+    "Here is a short answer about {k}.",
+    "Good question about {k}.",
+    "Let me walk through {k}.",
+    "In short, {k} comes down to a few points.",
+    "There are a few things to say about {k}.",
+)
+_BODY = (
+    "The {a} part is how {k} {v} the {w}.",
+    "A {a} {w} usually {v} {k} over time.",
+    "Most of it {v} a {a} {w}, and {k} follows from that.",
+    "When {k} {v} the {w}, the result is {a}.",
+    "It helps to treat {k} as a {a} {w}.",
+)
+_CLOSERS = (
+    "I hope this helps.",
+    "Let me know if you want more detail on {k}.",
+    "That is the gist of {k}.",
+    "Happy to expand on any of this.",
+)
+
+
+class Prose(Generator[str]):
+    """Readable text about the request's own keywords: the built-in default answer."""
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
+        _check_range("prose", min_sentences, max_sentences)
+        if min_sentences < 2:
+            raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")
+        self.lo, self.hi = min_sentences, max_sentences
+
+    def draw(self, ctx: DrawContext) -> str:
+        rng = ctx.rng
+        keys = keywords(ctx.request.last_user) or ["this"]
+        n = rng.randint(self.lo, self.hi)
+
+        def fill(tpl: str) -> str:
+            return tpl.format(k=rng.choice(keys), a=rng.choice(ADJECTIVES), v=rng.choice(VERBS), w=rng.choice(WORDS))
+
+        parts = [fill(rng.choice(_OPENERS))]
+        parts += [fill(rng.choice(_BODY)) for _ in range(n - 2)]
+        parts.append(fill(rng.choice(_CLOSERS)))
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"prose({self.lo}, {self.hi})"

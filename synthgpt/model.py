@@ -1,0 +1,479 @@
+"""Provider-neutral request and output types: every wire format decodes into and encodes from these.
+
+Both are frozen pydantic models. A request built from a plain dict is a deep snapshot of it, so a caller
+mutating its dict later changes nothing recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from .errors import RequestError
+from .seeding import canonical_json, derive_seed
+
+__all__ = [
+    "ApiKind",
+    "ErrorSpec",
+    "Fault",
+    "FinishReason",
+    "ImagePart",
+    "Message",
+    "ModelOutput",
+    "ModelRequest",
+    "OutputPart",
+    "ReasoningPart",
+    "ReasoningRequest",
+    "ResponseSchema",
+    "Role",
+    "StreamPlan",
+    "TextPart",
+    "Tool",
+    "ToolCall",
+    "ToolCallPart",
+    "ToolChoice",
+    "Usage",
+]
+
+ApiKind = Literal["chat", "responses", "messages", "embeddings", "python"]
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# ---------------------------------------------------------------------------------------------- request
+
+
+class TextPart(_Frozen):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(_Frozen):
+    """A non-text input part (image, audio, file); only its presence and a reference are kept."""
+
+    kind: Literal["image"] = "image"
+    url: str = ""
+
+
+InputPart = Annotated[TextPart | ImagePart, Field(discriminator="kind")]
+
+
+class ToolCall(_Frozen):
+    """A tool call made by the assistant earlier in the conversation. `arguments` is a JSON string."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openai_shape(cls, data: Any) -> Any:
+        # Accept the OpenAI chat shape {id, type, function: {name, arguments}} as well as the flat one.
+        if isinstance(data, dict) and "function" in data and "name" not in data:
+            fn = data["function"] or {}
+            data = {"id": data.get("id", ""), "name": fn.get("name"), "arguments": fn.get("arguments", "{}")}
+        if isinstance(data, dict) and isinstance(data.get("arguments"), dict | list):
+            data = {**data, "arguments": json.dumps(data["arguments"], separators=(",", ":"))}
+        return data
+
+    def parsed_arguments(self) -> Any:
+        try:
+            return json.loads(self.arguments)
+        except ValueError:
+            return None
+
+
+class Message(_Frozen):
+    role: Role
+    content: str = ""
+    """All text parts joined with newlines: what matchers and generators read."""
+    parts: tuple[InputPart, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _content_forms(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        content = data.get("content")
+        if content is None:
+            return {**data, "content": ""}
+        if isinstance(content, list):
+            parts: list[dict[str, str]] = []
+            for i, p in enumerate(content):
+                if isinstance(p, str):
+                    parts.append({"kind": "text", "text": p})
+                elif isinstance(p, dict):
+                    ptype = p.get("type", p.get("kind", "text"))
+                    if ptype in ("text", "input_text", "output_text"):
+                        text = p.get("text")
+                        if not isinstance(text, str):
+                            raise ValueError(f"content part {i} of type {ptype!r} needs a string 'text'")
+                        parts.append({"kind": "text", "text": text})
+                    elif ptype == "refusal":
+                        parts.append({"kind": "text", "text": str(p.get("refusal", ""))})
+                    else:
+                        ref = p.get("image_url", p.get("url", ""))
+                        if isinstance(ref, dict):
+                            ref = ref.get("url", "")
+                        parts.append({"kind": "image", "url": str(ref or ptype)})
+                else:
+                    raise ValueError(f"content part {i} must be an object or a string")
+            text = "\n".join(p["text"] for p in parts if p["kind"] == "text")
+            return {**data, "content": text, "parts": parts}
+        return data
+
+    @property
+    def text(self) -> str:
+        return self.content
+
+
+class Tool(_Frozen):
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    strict: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openai_shape(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "function" in data and "name" not in data:
+            fn = data["function"] or {}
+            data = {k: v for k, v in fn.items() if k in ("name", "description", "parameters", "strict")}
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "type"}
+            if data.get("parameters") is None:
+                data.pop("parameters", None)
+            if data.get("description") is None:
+                data.pop("description", None)
+            if data.get("strict") is None:
+                data.pop("strict", None)
+        return data
+
+
+class ToolChoice(_Frozen):
+    mode: Literal["auto", "none", "required", "named"] = "auto"
+    name: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _forms(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            if data in ("auto", "none", "required"):
+                return {"mode": data}
+            raise ValueError(f"tool_choice must be 'auto', 'none', 'required' or a named tool, got {data!r}")
+        if isinstance(data, dict) and "mode" not in data:
+            name = data.get("name") or (data.get("function") or {}).get("name")
+            if name:
+                return {"mode": "named", "name": name}
+        return data
+
+
+class ResponseSchema(_Frozen):
+    """Structured output requested by the client."""
+
+    kind: Literal["json_schema", "json_object"] = "json_schema"
+    name: str = "response"
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    strict: bool = False
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class ReasoningRequest(_Frozen):
+    effort: str | None = None
+    budget_tokens: int | None = None
+    summary: str | None = None
+
+
+class ModelRequest(_Frozen):
+    """One call to a model, whatever API it came through."""
+
+    api: ApiKind = "python"
+    model: str = "synth-1"
+    messages: tuple[Message, ...] = ()
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice = ToolChoice()
+    response_schema: ResponseSchema | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    n: int = Field(default=1, ge=1, le=128)
+    stream: bool = False
+    parallel_tool_calls: bool = True
+    reasoning: ReasoningRequest | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    """Lower-cased names; not part of the fingerprint (SDKs vary them per version and retry)."""
+    inputs: tuple[str, ...] = ()
+    """Embeddings inputs (token arrays are decoded to text by the wire module)."""
+    dimensions: int | None = Field(default=None, ge=1)
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific fields kept verbatim (temperature, metadata, stop, …)."""
+
+    _fingerprint: int | None = PrivateAttr(default=None)
+
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _headers(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return tuple((str(k).lower(), str(v)) for k, v in value.items())
+        return value
+
+    @field_validator("tool_choice", mode="before")
+    @classmethod
+    def _tool_choice(cls, value: Any) -> Any:
+        return ToolChoice() if value is None else value
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | ModelRequest) -> ModelRequest:
+        """Validate a plain dict (the neutral form, close to OpenAI chat) into a request.
+
+        Raises RequestError naming the first offending field.
+        """
+        if isinstance(data, ModelRequest):
+            return data
+        if not isinstance(data, Mapping):
+            raise RequestError("the request must be a JSON object", None)
+        try:
+            return cls.model_validate(copy.deepcopy(dict(data)))
+        except ValidationError as exc:
+            raise request_error_from(exc) from None
+
+    # -- derived views used by matchers and generators --
+
+    def header(self, name: str) -> str | None:
+        name = name.lower()
+        for k, v in self.headers:
+            if k == name:
+                return v
+        return None
+
+    @property
+    def last_user(self) -> str:
+        for m in reversed(self.messages):
+            if m.role == "user":
+                return m.content
+        return ""
+
+    @property
+    def system(self) -> str:
+        return "\n".join(m.content for m in self.messages if m.role in ("system", "developer"))
+
+    @property
+    def current_turn(self) -> tuple[Message, ...]:
+        """The messages after the last user message (tool calls and results of the ongoing turn)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            if self.messages[i].role == "user":
+                return self.messages[i + 1 :]
+        return self.messages
+
+    @property
+    def turn(self) -> int:
+        """1-based index of the user turn being answered (the number of user messages)."""
+        return sum(1 for m in self.messages if m.role == "user")
+
+    @property
+    def tool_results(self) -> tuple[Message, ...]:
+        """Tool results in the current turn."""
+        return tuple(m for m in self.current_turn if m.role == "tool")
+
+    @property
+    def ends_with_tool_result(self) -> bool:
+        return bool(self.messages) and self.messages[-1].role == "tool"
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def fingerprint(self) -> int:
+        """A stable hash of what the answer may depend on: not the API, the stream flag or the headers."""
+        if self._fingerprint is None:
+            body = self.model_dump(mode="json", exclude={"api", "stream", "headers"}, by_alias=True)
+            self._fingerprint = derive_seed(canonical_json(body))
+        return self._fingerprint
+
+    def summary(self) -> str:
+        text = self.last_user.replace("\n", " ")
+        if len(text) > 60:
+            text = text[:57] + "..."
+        bits = [f"api={self.api}", f"model={self.model!r}", f"last_user={text!r}"]
+        if self.tools:
+            bits.append("tools=[" + ", ".join(t.name for t in self.tools) + "]")
+        if self.tool_results:
+            bits.append(f"tool_results={len(self.tool_results)}")
+        if self.response_schema:
+            bits.append(f"schema={self.response_schema.kind}")
+        return "request(" + ", ".join(bits) + ")"
+
+
+def request_error_from(exc: ValidationError) -> RequestError:
+    err = exc.errors()[0]
+    loc = [p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
+    param = ""
+    for p in loc:
+        param += f"[{p}]" if isinstance(p, int) else (f".{p}" if param else str(p))
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return RequestError(f"Invalid value for '{param or 'body'}': {msg}", param or None)
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+
+class TextOut(_Frozen):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ToolCallPart(_Frozen):
+    kind: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: str = "{}"
+    """A JSON document as a string, exactly as it goes on the wire."""
+
+    def parsed_arguments(self) -> Any:
+        return json.loads(self.arguments)
+
+
+class ReasoningPart(_Frozen):
+    kind: Literal["reasoning"] = "reasoning"
+    text: str
+    signature: str = ""
+
+
+OutputPart = Annotated[TextOut | ToolCallPart | ReasoningPart, Field(discriminator="kind")]
+
+
+class Usage(_Frozen):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    """Part of completion_tokens."""
+    cached_tokens: int = 0
+    """Part of prompt_tokens."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+FaultKind = Literal["disconnect", "truncate", "stream_error", "malformed", "unknown_item"]
+
+
+class Fault(_Frozen):
+    """Something that goes wrong in a stream after `after` frames (a frame is one SSE event).
+
+    disconnect: the connection is aborted, no terminator. truncate: clean close, no terminator.
+    stream_error: a provider-shaped error frame, then the end. malformed: frame `after` is sent as
+    invalid JSON. unknown_item: an output item of a kind no SDK knows (Responses).
+    """
+
+    kind: FaultKind
+    after: int = Field(default=0, ge=0)
+    message: str = "The server had an error while processing your request."
+
+
+class StreamPlan(_Frozen):
+    """How the answer goes on the wire. Content never depends on it; only its pacing and faults do."""
+
+    first_delay_ms: float = Field(default=0, ge=0)
+    """Before the first byte, streaming or not."""
+    chunk_chars: int = Field(default=4, ge=1)
+    """Text per delta, in Unicode code points."""
+    interval_ms: float = Field(default=0, ge=0)
+    jitter_ms: float = Field(default=0, ge=0)
+    """Seeded jitter added to each interval (0..jitter_ms)."""
+    wire_chunk_bytes: int | None = Field(default=None, ge=1)
+    """Split the bytes on the transport independently of frames."""
+    keepalive_every: int | None = Field(default=None, ge=1)
+    """Insert an SSE comment every N frames."""
+    faults: tuple[Fault, ...] = ()
+
+    @property
+    def paced(self) -> bool:
+        return self.interval_ms > 0 or self.jitter_ms > 0 or self.wire_chunk_bytes is not None
+
+    def fault(self, kind: FaultKind) -> Fault | None:
+        return next((f for f in self.faults if f.kind == kind), None)
+
+
+class ErrorSpec(_Frozen):
+    """An HTTP error answer; each wire module renders it in its provider's shape."""
+
+    status: int = Field(default=500, ge=400, le=599)
+    message: str | None = None
+    type: str | None = None
+    code: str | None = None
+    param: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    """A verbatim body, overriding the provider shape."""
+    retry_after_ms: int | None = None
+
+
+class Choice(_Frozen):
+    parts: tuple[OutputPart, ...] = ()
+    finish_reason: FinishReason = "stop"
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextOut))
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, ReasoningPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+
+class ModelOutput(_Frozen):
+    """One answer: n choices (usually one), usage, how to stream it, or an error to answer with.
+
+    `id_seed` and `created` are what wire modules derive response ids and timestamps from.
+    """
+
+    choices: tuple[Choice, ...] = (Choice(),)
+    usage: Usage = Usage()
+    stream: StreamPlan = StreamPlan()
+    error: ErrorSpec | None = None
+    model: str = "synth-1"
+    id_seed: int = 0
+    created: int = 0
+    rule: str = ""
+    embeddings: tuple[tuple[float, ...], ...] = ()
+
+    # conveniences for the first choice, which is all most callers have
+    @property
+    def parts(self) -> tuple[OutputPart, ...]:
+        return self.choices[0].parts
+
+    @property
+    def text(self) -> str:
+        return self.choices[0].text
+
+    @property
+    def reasoning(self) -> str:
+        return self.choices[0].reasoning
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        return self.choices[0].tool_calls
+
+    @property
+    def finish_reason(self) -> FinishReason:
+        return self.choices[0].finish_reason
+
+
+__all__ += ["Choice", "FaultKind", "InputPart", "TextOut", "request_error_from"]

@@ -1,0 +1,437 @@
+"""Match predicates over a ModelRequest. They combine with `&`, `|` and `~`; a match yields captures.
+
+`match(request)` returns None for no match, or a dict of captures (possibly empty). Regex named groups
+become captures; `&` merges both sides' captures, `|` keeps the first side that matched.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from ..errors import RuleError
+from ..model import ModelRequest
+
+__all__ = [
+    "All",
+    "Any_",
+    "Matcher",
+    "Not",
+    "always",
+    "any_message",
+    "api",
+    "as_matcher",
+    "has_tool_result",
+    "has_tools",
+    "header",
+    "last_user",
+    "model",
+    "previous_tool_call",
+    "system",
+    "tool_choice",
+    "tool_named",
+    "turn",
+    "wants_reasoning",
+    "wants_schema",
+    "where",
+]
+
+Captures = dict[str, str]
+
+
+class Matcher:
+    """Base of every matcher. Subclasses implement `match` and `__repr__` (the expression that built them)."""
+
+    __slots__ = ()
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def __call__(self, request: ModelRequest) -> bool:
+        return self.match(request) is not None
+
+    def __and__(self, other: Any) -> Matcher:
+        return All(self, as_matcher(other))
+
+    def __rand__(self, other: Any) -> Matcher:
+        return All(as_matcher(other), self)
+
+    def __or__(self, other: Any) -> Matcher:
+        return Any_(self, as_matcher(other))
+
+    def __ror__(self, other: Any) -> Matcher:
+        return Any_(as_matcher(other), self)
+
+    def __invert__(self) -> Matcher:
+        return Not(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Matcher) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+
+def as_matcher(value: Any) -> Matcher:
+    if isinstance(value, Matcher):
+        return value
+    if callable(value):
+        return Where(value)
+    raise RuleError(f"a matcher must be a Matcher or a callable taking the request, got {value!r}")
+
+
+class All(Matcher):
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Matcher) -> None:
+        flat: list[Matcher] = []
+        for p in parts:
+            flat.extend(p.parts if isinstance(p, All) else [p])
+        self.parts = tuple(flat)
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        caps: Captures = {}
+        for p in self.parts:
+            got = p.match(request)
+            if got is None:
+                return None
+            caps.update(got)
+        return caps
+
+    def __repr__(self) -> str:
+        return " & ".join(f"({p!r})" if isinstance(p, Any_) else repr(p) for p in self.parts)
+
+
+class Any_(Matcher):
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Matcher) -> None:
+        flat: list[Matcher] = []
+        for p in parts:
+            flat.extend(p.parts if isinstance(p, Any_) else [p])
+        self.parts = tuple(flat)
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        for p in self.parts:
+            got = p.match(request)
+            if got is not None:
+                return got
+        return None
+
+    def __repr__(self) -> str:
+        return " | ".join(map(repr, self.parts))
+
+
+class Not(Matcher):
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Matcher) -> None:
+        self.inner = inner
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        return {} if self.inner.match(request) is None else None
+
+    def __repr__(self) -> str:
+        inner = repr(self.inner)
+        return f"~({inner})" if isinstance(self.inner, All | Any_) else f"~{inner}"
+
+
+class Where(Matcher):
+    """Any callable: truthy => match; a Mapping result also supplies captures."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[ModelRequest], Any]) -> None:
+        self.fn = fn
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        got = self.fn(request)
+        if isinstance(got, Mapping):
+            return {str(k): str(v) for k, v in got.items()}
+        return {} if got else None
+
+    def __repr__(self) -> str:
+        return f"where({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+def where(fn: Callable[[ModelRequest], Any]) -> Matcher:
+    return Where(fn)
+
+
+class _Const(Matcher):
+    __slots__ = ()
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        return {}
+
+    def __repr__(self) -> str:
+        return "always()"
+
+
+def always() -> Matcher:
+    return _Const()
+
+
+class TextTest:
+    """One of contains / regex / equals / glob over a text; regex named groups become captures."""
+
+    __slots__ = ("case", "contains", "equals", "glob", "regex")
+
+    def __init__(
+        self,
+        *,
+        contains: str | None = None,
+        regex: str | None = None,
+        equals: str | None = None,
+        glob: str | None = None,
+        case_sensitive: bool = False,
+        what: str = "text",
+    ) -> None:
+        given = [n for n, v in (("contains", contains), ("regex", regex), ("equals", equals), ("glob", glob)) if v]
+        if len(given) > 1:
+            raise RuleError(f"{what}: give one of contains=, regex=, equals=, glob=; got {', '.join(given)}")
+        self.case = case_sensitive
+        self.contains = contains if contains is None or case_sensitive else contains.lower()
+        self.equals = equals
+        self.glob = glob
+        try:
+            self.regex = None if regex is None else re.compile(regex, 0 if case_sensitive else re.IGNORECASE)
+        except re.error as exc:
+            raise RuleError(f"{what}: bad regex {regex!r}: {exc}") from None
+
+    def test(self, text: str) -> Captures | None:
+        if self.contains is not None:
+            return {} if self.contains in (text if self.case else text.lower()) else None
+        if self.equals is not None:
+            a, b = (text, self.equals) if self.case else (text.lower(), self.equals.lower())
+            return {} if a.strip() == b.strip() else None
+        if self.glob is not None:
+            ok = fnmatch.fnmatchcase(text, self.glob) if self.case else fnmatch.fnmatch(text.lower(), self.glob.lower())
+            return {} if ok else None
+        if self.regex is not None:
+            m = self.regex.search(text)
+            if m is None:
+                return None
+            return {k: v for k, v in m.groupdict().items() if v is not None}
+        return {}
+
+    def __repr__(self) -> str:
+        for name in ("contains", "equals", "glob"):
+            v = getattr(self, name)
+            if v is not None:
+                return f"{name}={v!r}"
+        if self.regex is not None:
+            return f"regex={self.regex.pattern!r}"
+        return ""
+
+
+class _TextMatcher(Matcher):
+    __slots__ = ("fname", "getter", "test")
+
+    def __init__(self, fname: str, getter: Callable[[ModelRequest], list[str]], test: TextTest) -> None:
+        self.fname = fname
+        self.getter = getter
+        self.test = test
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        for text in self.getter(request):
+            got = self.test.test(text)
+            if got is not None:
+                return got
+        return None
+
+    def __repr__(self) -> str:
+        return f"{self.fname}({self.test!r})"
+
+
+def last_user(
+    contains: str | None = None,
+    *,
+    regex: str | None = None,
+    equals: str | None = None,
+    glob: str | None = None,
+    case_sensitive: bool = False,
+) -> Matcher:
+    """The last user message. No argument: there is a user message."""
+    t = TextTest(contains=contains, regex=regex, equals=equals, glob=glob, case_sensitive=case_sensitive,
+                 what="last_user")
+    return _TextMatcher("last_user", lambda r: [r.last_user] if r.turn else [], t)
+
+
+def system(
+    contains: str | None = None,
+    *,
+    regex: str | None = None,
+    equals: str | None = None,
+    glob: str | None = None,
+    case_sensitive: bool = False,
+) -> Matcher:
+    """The system/developer instructions, joined."""
+    t = TextTest(contains=contains, regex=regex, equals=equals, glob=glob, case_sensitive=case_sensitive,
+                 what="system")
+    return _TextMatcher("system", lambda r: [r.system] if r.system else [], t)
+
+
+def any_message(
+    contains: str | None = None,
+    *,
+    regex: str | None = None,
+    equals: str | None = None,
+    role: str | None = None,
+    case_sensitive: bool = False,
+) -> Matcher:
+    """Any message (of `role`, if given); the first that passes supplies the captures."""
+    t = TextTest(contains=contains, regex=regex, equals=equals, case_sensitive=case_sensitive, what="any_message")
+    m = _TextMatcher("any_message", lambda r: [x.content for x in r.messages if role is None or x.role == role], t)
+    return m
+
+
+class _Field(Matcher):
+    """A matcher over one derived value, with a readable repr."""
+
+    __slots__ = ("pred", "text")
+
+    def __init__(self, text: str, pred: Callable[[ModelRequest], bool]) -> None:
+        self.text = text
+        self.pred = pred
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        return {} if self.pred(request) else None
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def model(pattern: str) -> Matcher:
+    """The model name, exactly or as a glob (`gpt-4o*`)."""
+    if any(c in pattern for c in "*?["):
+        return _Field(f"model({pattern!r})", lambda r: fnmatch.fnmatchcase(r.model, pattern))
+    return _Field(f"model({pattern!r})", lambda r: r.model == pattern)
+
+
+ApiName = Literal["chat", "responses", "messages", "embeddings", "python"]
+_APIS = ("chat", "responses", "messages", "embeddings", "python")
+
+
+def api(*kinds: ApiName) -> Matcher:
+    for k in kinds:
+        if k not in _APIS:
+            from ..errors import UnknownNameError
+
+            raise UnknownNameError("api", k, _APIS)
+    return _Field(f"api({', '.join(map(repr, kinds))})", lambda r: r.api in kinds)
+
+
+def has_tools(*names: str) -> Matcher:
+    """Tools are declared (all of `names`, if given)."""
+    if names:
+        return _Field(
+            f"has_tools({', '.join(map(repr, names))})",
+            lambda r: all(r.tool(n) is not None for n in names),
+        )
+    return _Field("has_tools()", lambda r: bool(r.tools))
+
+
+def tool_named(name: str) -> Matcher:
+    """A tool of this name (glob allowed) is declared."""
+    return _Field(f"tool_named({name!r})", lambda r: any(fnmatch.fnmatchcase(t.name, name) for t in r.tools))
+
+
+def tool_choice(mode: str, name: str | None = None) -> Matcher:
+    if mode not in ("auto", "none", "required", "named"):
+        from ..errors import UnknownNameError
+
+        raise UnknownNameError("tool_choice mode", mode, ("auto", "none", "required", "named"))
+    return _Field(
+        f"tool_choice({mode!r}{'' if name is None else f', {name!r}'})",
+        lambda r: r.tool_choice.mode == mode and (name is None or r.tool_choice.name == name),
+    )
+
+
+def has_tool_result(name: str | None = None, *, last: bool = False) -> Matcher:
+    """A tool result in the current turn (answering tool `name`, if given; the last message, if `last`)."""
+
+    def pred(r: ModelRequest) -> bool:
+        results = r.tool_results
+        if last:
+            results = (r.messages[-1],) if r.ends_with_tool_result else ()
+        if name is None:
+            return bool(results)
+        calls = {tc.id: tc.name for m in r.current_turn for tc in m.tool_calls}
+        return any(calls.get(m.tool_call_id or "") == name or m.name == name for m in results)
+
+    args = [repr(name)] if name else []
+    if last:
+        args.append("last=True")
+    return _Field(f"has_tool_result({', '.join(args)})", pred)
+
+
+def previous_tool_call(name: str | None = None) -> Matcher:
+    """The assistant's latest message in the current turn called a tool (named `name`, if given)."""
+
+    def pred(r: ModelRequest) -> bool:
+        for m in reversed(r.current_turn):
+            if m.role == "assistant" and m.tool_calls:
+                return name is None or any(tc.name == name for tc in m.tool_calls)
+        return False
+
+    return _Field(f"previous_tool_call({'' if name is None else repr(name)})", pred)
+
+
+def turn(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:  # noqa: A002
+    """The 1-based user turn being answered (the count of user messages)."""
+    if eq is None and min is None and max is None:
+        raise RuleError("turn: give eq, min= or max=")
+
+    def pred(r: ModelRequest) -> bool:
+        t = r.turn
+        return (eq is None or t == eq) and (min is None or t >= min) and (max is None or t <= max)
+
+    bits = [str(eq)] if eq is not None else []
+    bits += [f"min={min}"] if min is not None else []
+    bits += [f"max={max}"] if max is not None else []
+    return _Field(f"turn({', '.join(bits)})", pred)
+
+
+def header(name: str, value: str | None = None, *, regex: str | None = None) -> Matcher:
+    """A request header is present (equal to `value`, or matching `regex`; names are case-insensitive)."""
+    t = TextTest(equals=value, regex=regex, case_sensitive=True, what="header") if (value or regex) else None
+    lname = name.lower()
+
+    def pred(r: ModelRequest) -> Captures | None:
+        v = r.header(lname)
+        if v is None:
+            return None
+        return {} if t is None else t.test(v)
+
+    m = Where(pred)
+    rep = f"header({name!r}" + (f", {value!r}" if value else "") + (f", regex={regex!r}" if regex else "") + ")"
+    return _Named(m, rep)
+
+
+class _Named(Matcher):
+    __slots__ = ("inner", "text")
+
+    def __init__(self, inner: Matcher, text: str) -> None:
+        self.inner = inner
+        self.text = text
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        return self.inner.match(request)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def wants_schema(name: str | None = None) -> Matcher:
+    """Structured output is requested (a json_schema named `name`, if given; json_object counts too)."""
+    return _Field(
+        f"wants_schema({'' if name is None else repr(name)})",
+        lambda r: r.response_schema is not None and (name is None or r.response_schema.name == name),
+    )
+
+
+def wants_reasoning() -> Matcher:
+    return _Field("wants_reasoning()", lambda r: r.reasoning is not None)

@@ -1,0 +1,173 @@
+"""Rules pair a matcher with an answer; a RuleSet picks the first rule that matches."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NoRuleMatched, RuleError
+from ..generators.core import Generator, Just, lift
+from ..generators.reply import Answer
+from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan
+from .matchers import Matcher, as_matcher
+
+if TYPE_CHECKING:
+    from ..journal import CallRecord
+
+__all__ = ["Resolved", "Rule", "RuleSet"]
+
+_KEEP_CALLS = 100  # per-rule history kept for `.calls` / `.last`
+
+
+class Rule:
+    """`Rule(name, matcher, answer)`.
+
+    `answer` is a generator (or a plain value: a string, a dict, a Choice, …). `stream` sets the stream
+    plan (pacing, faults), `error` answers with an HTTP error instead. `times` limits how many calls the
+    rule answers; after that it no longer matches, so the next rule takes over (the one place where
+    answers depend on call order). `reasoning="auto"` adds a seeded reasoning part when the request asks
+    for reasoning and the answer has none; `False` never does.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        matcher: Matcher | Any,
+        answer: Any = None,
+        *,
+        stream: StreamPlan | dict[str, Any] | None = None,
+        error: ErrorSpec | dict[str, Any] | None = None,
+        times: int | None = None,
+        reasoning: bool | str = "auto",
+        source: str | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise RuleError("a rule needs a non-empty name")
+        if answer is None and error is None:
+            raise RuleError(f"rule {name!r}: give an answer (a generator or a value) or an error")
+        if times is not None and times < 1:
+            raise RuleError(f"rule {name!r}: times must be >= 1, got {times}")
+        if reasoning not in ("auto", True, False):
+            raise RuleError(f"rule {name!r}: reasoning must be 'auto', True or False, got {reasoning!r}")
+        self.name = name
+        self.matcher = as_matcher(matcher)
+        self.generator: Generator[Any] = lift(answer) if answer is not None else Just(None)
+        self.stream = StreamPlan.model_validate(stream) if isinstance(stream, dict) else stream
+        self.error = ErrorSpec.model_validate(error) if isinstance(error, dict) else error
+        self.times = times
+        self.reasoning = reasoning
+        self.source = source
+        """Where the rule was defined (`file:line:col` for rule files)."""
+        self._lock = threading.Lock()
+        self._count = 0
+        self._calls: deque[CallRecord] = deque(maxlen=_KEEP_CALLS)
+
+    # -- respx-style call stats --
+    @property
+    def call_count(self) -> int:
+        return self._count
+
+    @property
+    def called(self) -> bool:
+        return self._count > 0
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        with self._lock:
+            return list(self._calls)
+
+    @property
+    def last(self) -> CallRecord | None:
+        with self._lock:
+            return self._calls[-1] if self._calls else None
+
+    def _claim(self) -> int | None:
+        """Count one call if the rule still has calls left: the 0-based index of this call, else None."""
+        with self._lock:
+            if self.times is not None and self._count >= self.times:
+                return None
+            self._count += 1
+            return self._count - 1
+
+    def _record(self, record: CallRecord) -> None:
+        with self._lock:
+            self._calls.append(record)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._count = 0
+            self._calls.clear()
+
+    def __repr__(self) -> str:
+        bits = [repr(self.name), repr(self.matcher), repr(self.generator)]
+        if self.times is not None:
+            bits.append(f"times={self.times}")
+        if self.error is not None:
+            bits.append(f"error={self.error!r}")
+        return f"Rule({', '.join(bits)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    rule: Rule
+    captures: dict[str, str]
+    call_index: int
+
+
+class RuleSet:
+    """An ordered list of rules: the first whose matcher matches (and has calls left) answers."""
+
+    def __init__(self, rules: Iterable[Rule] = (), *, models: Sequence[str] = ()) -> None:
+        self.rules: list[Rule] = []
+        self.models = tuple(models)
+        """Model names the rules serve; empty means any model is accepted."""
+        for r in rules:
+            self.add(r)
+
+    def add(self, rule: Rule) -> None:
+        if not isinstance(rule, Rule):
+            raise RuleError(f"a RuleSet holds Rule objects, got {type(rule).__name__}")
+        if any(r.name == rule.name for r in self.rules):
+            raise RuleError(f"two rules are named {rule.name!r}; rule names must be unique")
+        self.rules.append(rule)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __getitem__(self, name: str) -> Rule:
+        for r in self.rules:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def resolve(self, request: ModelRequest) -> Resolved:
+        for rule in self.rules:
+            caps = rule.matcher.match(request)
+            if caps is None:
+                continue
+            index = rule._claim()
+            if index is None:
+                continue
+            return Resolved(rule, caps, index)
+        tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
+                 for r in self.rules]
+        raise NoRuleMatched(request.summary(), tried)
+
+    def assert_all_called(self) -> None:
+        missing = [r.name for r in self.rules if not r.called]
+        if missing:
+            raise AssertionError(f"rules never called: {', '.join(missing)}")
+
+    def reset(self) -> None:
+        for r in self.rules:
+            r.reset()
+
+
+# Choice is re-exported so `Rule("x", m.always(), Choice(...))` reads naturally with one import.
+__all__ += ["Answer", "Choice"]

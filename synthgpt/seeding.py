@@ -1,0 +1,52 @@
+"""The only place an RNG is made: seeds derive from labels by hashing, never from global state."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import struct
+from typing import Any
+
+__all__ = ["canonical_json", "derive_seed", "make_rng", "token_from_seed"]
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def derive_seed(*parts: object) -> int:
+    """A 64-bit seed from any parts; stable across processes, platforms and Python versions.
+
+    Each part is length-prefixed so ("ab", "c") and ("a", "bc") differ.
+    """
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        data = part if isinstance(part, bytes) else str(part).encode()
+        h.update(struct.pack("<I", len(data)))
+        h.update(data)
+    return int.from_bytes(h.digest(), "little")
+
+
+def make_rng(seed: int) -> random.Random:
+    return random.Random(seed)
+
+
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys: the form fingerprints are taken from."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
+    """A string of `length` characters from `alphabet` derived from `seed` (for ids)."""
+    out = []
+    state = seed
+    n = len(alphabet)
+    counter = 0
+    while len(out) < length:
+        counter += 1
+        block = int.from_bytes(hashlib.blake2b(f"{state}:{counter}".encode(), digest_size=16).digest(), "little")
+        for _ in range(16):
+            if len(out) == length:
+                break
+            block, r = divmod(block, n)
+            out.append(alphabet[r])
+    return "".join(out)

@@ -1,0 +1,47 @@
+"""A deterministic tokenizer: a documented approximation of BPE token counts.
+
+Rule: a token is a run of up to 4 letters/digits (a longer word costs one token per 4 characters, rounded
+up), or one punctuation/symbol character; whitespace before a token belongs to it. English prose comes out
+within ~15% of tiktoken's cl100k counts, which is what usage figures in fixtures need: stable, plausible,
+and cut points that fall on token boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_spans"]
+
+_TOKEN = re.compile(r"\s*(?:\w{1,4}|[^\w\s])|\s+", re.UNICODE)
+_PER_MESSAGE = 4  # role and separators, as chat formats add
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each token; the spans tile the text exactly."""
+    return [m.span() for m in _TOKEN.finditer(text)]
+
+
+def count_tokens(text: str) -> int:
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:
+    """The longest prefix of `text` with at most `limit` tokens: (prefix, tokens, was_cut)."""
+    if limit <= 0:
+        return "", 0, bool(text)
+    n = 0
+    for m in _TOKEN.finditer(text):
+        n += 1
+        if n == limit:
+            end = m.end()
+            return text[:end], n, end < len(text)
+    return text, n, False
+
+
+def count_message_tokens(texts: Iterable[str]) -> int:
+    """Prompt tokens for a conversation: each message's text plus a fixed per-message overhead."""
+    total = 3  # priming of the assistant reply
+    for t in texts:
+        total += _PER_MESSAGE + count_tokens(t)
+    return total
