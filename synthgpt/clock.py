@@ -9,6 +9,11 @@ from typing import Protocol, runtime_checkable
 __all__ = ["Clock", "FixedClock", "StepClock", "SystemClock", "parse_clock"]
 
 
+def _num(x: float) -> str:
+    # reprs must rebuild the clock: `:g` would print 1767225600 as 1.76723e+09
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
 @runtime_checkable
 class Clock(Protocol):
     def now(self) -> float:
@@ -28,7 +33,7 @@ class FixedClock:
         return self._t
 
     def __repr__(self) -> str:
-        return f"FixedClock({self._t:g})"
+        return f"FixedClock({_num(self._t)})"
 
 
 class StepClock:
@@ -50,7 +55,7 @@ class StepClock:
         return t
 
     def __repr__(self) -> str:
-        return f"StepClock({self._start:g}, step={self._step:g})"
+        return f"StepClock({_num(self._start)}, step={_num(self._step)})"
 
 
 class SystemClock:

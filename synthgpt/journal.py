@@ -56,6 +56,14 @@ class Journal:
         with self._lock:
             self._records.append(record)
 
+    def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
+        """Number and store a record in one step: concurrent calls are kept in the order of their indices."""
+        with self._lock:
+            record = build(self._total)
+            self._total += 1
+            self._records.append(record)
+        return record
+
     @property
     def total(self) -> int:
         return self._total

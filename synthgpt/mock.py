@@ -9,11 +9,12 @@ from typing import Any
 from .clock import Clock, FixedClock
 from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
+from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
-from .seeding import derive_seed
+from .seeding import canonical_json, derive_seed
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
 __all__ = ["MockGPT"]
@@ -58,37 +59,48 @@ class MockGPT:
         self.rules.reset()
 
     # -- generation --
-    def generate(self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None) -> ModelOutput:
+    def generate(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> ModelOutput:
         started = time.perf_counter()  # timing for the journal only; never shapes an answer
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
         prompt_tokens = self.prompt_tokens(req)
+        limit = req.max_output_tokens
         if self.context_window is not None:
-            reserve = req.max_output_tokens or 0
-            if prompt_tokens + reserve > self.context_window:
+            reserve = limit or 0
+            # a prompt that fills the window leaves no room for even one output token
+            if prompt_tokens + max(reserve, 1) > self.context_window:
                 raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
+            if limit is None:
+                limit = self.context_window - prompt_tokens  # the answer stops where the window ends
         resolved = self.rules.resolve(req)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
         now = self.clock.now()
-        out = self._draw(req, rule, seed, now, resolved.captures, resolved.call_index, prompt_tokens)
-        index = self.journal.next_index()
-        record = CallRecord(
-            index=index,
-            request=req,
-            rule=rule.name,
-            seed=seed,
-            output=out,
-            at=now,
-            duration_ms=(time.perf_counter() - started) * 1000.0,
-            captures=dict(resolved.captures),
-        )
-        self.journal.append(record)
-        rule._record(record)
+        out = self._draw(req, rule, seed, now, resolved.captures, resolved.call_index, prompt_tokens, limit)
+
+        def build(index: int) -> CallRecord:
+            record = CallRecord(
+                index=index,
+                request=req,
+                rule=rule.name,
+                seed=seed,
+                output=out,
+                at=now,
+                duration_ms=(time.perf_counter() - started) * 1000.0,
+                captures=dict(resolved.captures),
+            )
+            rule._record(record)
+            return record
+
+        self.journal.add(build)
         return out
 
-    async def agenerate(self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None) -> ModelOutput:
+    async def agenerate(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> ModelOutput:
         """Generation never waits on I/O, so the async form answers directly (pacing is the codec's job)."""
         return self.generate(request, api=api)
 
@@ -100,8 +112,6 @@ class MockGPT:
         texts.extend(req.inputs)
         n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
         for t in req.tools:
-            from .seeding import canonical_json
-
             n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
         return n
 
@@ -114,37 +124,49 @@ class MockGPT:
         captures: dict[str, str],
         call_index: int,
         prompt_tokens: int,
+        limit: int | None,
     ) -> ModelOutput:
         stream = rule.stream
         error = rule.error
+        fixed_usage: dict[str, int] | None = None
         choices: list[Choice] = []
+        embeddings: tuple[tuple[float, ...], ...] = ()
         for i in range(req.n):
             ctx = DrawContext(
                 req, seed if i == 0 else derive_seed(seed, "choice", i),
-                now=now, captures=captures, rule=rule.name, call_index=call_index,
+                now=now, captures=captures, rule=rule.name, call_index=call_index, base_seed=self.seed,
             )
             try:
                 value = rule.generator.draw(ctx)
+            except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
+                raise DrawError(f"rule {rule.name!r}: {exc}") from exc
             except SynthGPTError:
                 raise
             except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
                 raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}") from exc
             cut: int | None = None
             finish = None
+            if isinstance(value, Answer) and value.usage is not None:
+                fixed_usage = value.usage
             if isinstance(value, Answer):
                 stream = value.stream or stream
                 error = value.error or error
                 finish = value.finish_reason
                 cut = value.cut_tokens
                 value = value.value
+            if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
+                embeddings, value = value.vectors, Choice()
             choice = to_choice(value, ctx)
             if finish is not None:
                 choice = choice.model_copy(update={"finish_reason": finish})
-            if req.reasoning is not None and rule.reasoning is not False and not choice.reasoning and error is None:
+            wants_reasoning = req.reasoning is not None and rule.reasoning is not False
+            if wants_reasoning and not choice.reasoning and error is None:
                 r = Reasoning().draw(ctx.fork("auto-reasoning"))
                 choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
-            choices.append(_apply_limit(choice, req.max_output_tokens, cut))
+            choices.append(_apply_limit(choice, limit, cut))
         usage = _usage(prompt_tokens, choices)
+        if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
+            usage = usage.model_copy(update=fixed_usage)
         return ModelOutput(
             choices=tuple(choices),
             usage=usage,
@@ -154,6 +176,7 @@ class MockGPT:
             id_seed=seed,
             created=int(now),
             rule=rule.name,
+            embeddings=embeddings,
         )
 
     def __repr__(self) -> str:

@@ -9,11 +9,19 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .errors import RequestError
+from .errors import RequestError, RuleError
 from .seeding import canonical_json, derive_seed
 
 __all__ = [
@@ -209,6 +217,8 @@ class ModelRequest(_Frozen):
     max_output_tokens: int | None = Field(default=None, ge=1)
     n: int = Field(default=1, ge=1, le=128)
     stream: bool = False
+    stream_options: dict[str, Any] = Field(default_factory=dict)
+    """Wire-only stream flags (e.g. include_usage); like `stream`, not part of the fingerprint."""
     parallel_tool_calls: bool = True
     reasoning: ReasoningRequest | None = None
     headers: tuple[tuple[str, str], ...] = ()
@@ -220,6 +230,15 @@ class ModelRequest(_Frozen):
     """Provider-specific fields kept verbatim (temperature, metadata, stop, …)."""
 
     _fingerprint: int | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # Field values only: pydantic would also compare the cached fingerprint, so a request whose
+        # fingerprint was taken would differ from an identical one whose fingerprint was not.
+        if not isinstance(other, ModelRequest):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # requests hold dicts (extra, tool schemas)
 
     @field_validator("headers", mode="before")
     @classmethod
@@ -294,9 +313,10 @@ class ModelRequest(_Frozen):
         return next((t for t in self.tools if t.name == name), None)
 
     def fingerprint(self) -> int:
-        """A stable hash of what the answer may depend on: not the API, the stream flag or the headers."""
+        """A stable hash of what the answer may depend on: not the API, the stream flags or the headers."""
         if self._fingerprint is None:
-            body = self.model_dump(mode="json", exclude={"api", "stream", "headers"}, by_alias=True)
+            wire_only = {"api", "stream", "stream_options", "headers"}
+            body = self.model_dump(mode="json", exclude=wire_only, by_alias=True)
             self._fingerprint = derive_seed(canonical_json(body))
         return self._fingerprint
 
@@ -323,6 +343,8 @@ def request_error_from(exc: ValidationError) -> RequestError:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+    # requests are JSON: say "array" where pydantic speaks of the tuple the field is stored as
+    msg = msg.replace("a valid tuple", "a valid array")
     return RequestError(f"Invalid value for '{param or 'body'}': {msg}", param or None)
 
 
@@ -477,3 +499,21 @@ class ModelOutput(_Frozen):
 
 
 __all__ += ["Choice", "FaultKind", "InputPart", "TextOut", "request_error_from"]
+
+
+_Spec = TypeVar("_Spec", bound=BaseModel)
+
+
+def coerce_spec(cls: type[_Spec], value: _Spec | Mapping[str, Any] | None, what: str) -> _Spec | None:
+    """A StreamPlan / ErrorSpec / Fault, as itself or as a dict; a bad one is a RuleError naming `what`."""
+    if value is None or isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise RuleError(f"{what}: expected a dict or {cls.__name__}, got {type(value).__name__}")
+    try:
+        return cls.model_validate(dict(value))
+    except ValidationError as exc:
+        raise RuleError(f"{what}: {request_error_from(exc).message}") from None
+
+
+__all__ += ["coerce_spec"]

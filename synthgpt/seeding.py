@@ -37,13 +37,14 @@ def canonical_json(value: Any) -> str:
 
 def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
     """A string of `length` characters from `alphabet` derived from `seed` (for ids)."""
-    out = []
+    out: list[str] = []
     state = seed
     n = len(alphabet)
     counter = 0
     while len(out) < length:
         counter += 1
-        block = int.from_bytes(hashlib.blake2b(f"{state}:{counter}".encode(), digest_size=16).digest(), "little")
+        digest = hashlib.blake2b(f"{state}:{counter}".encode(), digest_size=16).digest()
+        block = int.from_bytes(digest, "little")
         for _ in range(16):
             if len(out) == length:
                 break

@@ -5,12 +5,27 @@ Every function returns a small immutable generator; nothing is drawn until the e
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..clock import FixedClock, StepClock, SystemClock
-from ..model import ErrorSpec, FinishReason, StreamPlan
+from ..errors import RuleError, UnknownNameError
+from ..model import ErrorSpec, FinishReason, StreamPlan, coerce_spec
 from .basic import Boolean, Choice, Id, Integer, Number, Uuid
-from .core import Bind, DrawContext, Filter, Fixed, Generator, Just, Lists, Map, Objects, OneOf, Weighted, lift
+from .core import (
+    Bind,
+    DrawContext,
+    Filter,
+    Fixed,
+    Generator,
+    Just,
+    Lists,
+    Map,
+    Objects,
+    OneOf,
+    Weighted,
+    lift,
+)
 from .fake import Fake
 from .registry import REGISTRY, lookup
 from .reply import Answer, Reasoning, Reply, ToolCallGen, to_choice
@@ -18,11 +33,16 @@ from .structured import FromRequestSchema
 from .template import Template
 from .text import HashTokens, LastUser, Paragraph, Prose, Sentence, Summary, Words
 
+# The combinator classes stay importable for isinstance checks and subclassing.
 __all__ = [
     "REGISTRY",
     "Answer",
+    "Bind",
     "DrawContext",
+    "Filter",
+    "Fixed",
     "Generator",
+    "Map",
     "answer",
     "boolean",
     "choice",
@@ -60,9 +80,6 @@ __all__ = [
     "words",
 ]
 
-# The classes stay importable for isinstance checks and subclassing.
-Bind, Filter, Fixed, Map = Bind, Filter, Fixed, Map
-
 
 def just(value: Any) -> Generator[Any]:
     return Just(value)
@@ -84,7 +101,7 @@ def choice(options: list[Any] | tuple[Any, ...]) -> Generator[Any]:
     return Choice(options)
 
 
-def id(prefix: str = "", length: int = 24, sep: str = "_") -> Generator[str]:  # noqa: A001 - DSL name
+def id(prefix: str = "", length: int = 24, sep: str = "_") -> Generator[str]:  # shadows the builtin: DSL name
     return Id(prefix, length, sep)
 
 
@@ -173,12 +190,14 @@ def objects(fields: dict[str, Any]) -> Generator[dict[str, Any]]:
 json_object = objects
 
 
-def lists(element: Any, min_size: int = 0, max_size: int = 5, *, unique: bool = False) -> Generator[list[Any]]:
+def lists(
+    element: Any, min_size: int = 0, max_size: int = 5, *, unique: bool = False
+) -> Generator[list[Any]]:
     return Lists(element, min_size, max_size, unique=unique)
 
 
 class _AnswerGen(Generator[Answer]):
-    __slots__ = ("error_spec", "finish_reason", "inner", "stream")
+    __slots__ = ("error_spec", "finish_reason", "inner", "stream", "usage")
 
     def __init__(
         self,
@@ -186,22 +205,40 @@ class _AnswerGen(Generator[Answer]):
         stream: StreamPlan | None,
         error_spec: ErrorSpec | None,
         finish_reason: FinishReason | None,
+        usage: dict[str, int] | None = None,
     ) -> None:
         self.inner = inner
         self.stream = stream
         self.error_spec = error_spec
         self.finish_reason = finish_reason
+        self.usage = usage
 
     def draw(self, ctx: DrawContext) -> Answer:
         value = None if self.inner is None else self.inner.draw(ctx)
-        return Answer(value, stream=self.stream, error=self.error_spec, finish_reason=self.finish_reason)
+        return Answer(
+            value, stream=self.stream, error=self.error_spec, finish_reason=self.finish_reason,
+            usage=None if self.usage is None else dict(self.usage),
+        )
 
     def __repr__(self) -> str:
+        simple = self.stream is None and self.finish_reason is None and self.usage is None
+        if self.inner is None and simple and self.error_spec:
+            spec = self.error_spec.model_dump(exclude_defaults=True)
+            args = [repr(spec.pop("status", 500))]
+            if "message" in spec:
+                args.append(repr(spec.pop("message")))
+            args += [f"{k}={v!r}" for k, v in spec.items()]
+            return f"error({', '.join(args)})"
         bits = [repr(self.inner)] if self.inner is not None else []
+        # non-default fields as a dict: `answer` accepts that form back
         if self.stream is not None:
-            bits.append(f"stream={self.stream!r}")
+            bits.append(f"stream={self.stream.model_dump(exclude_defaults=True)!r}")
         if self.error_spec is not None:
-            bits.append(f"error={self.error_spec!r}")
+            bits.append(f"error={self.error_spec.model_dump(exclude_defaults=True)!r}")
+        if self.finish_reason is not None:
+            bits.append(f"finish_reason={self.finish_reason!r}")
+        if self.usage is not None:
+            bits.append(f"usage={self.usage!r}")
         return f"answer({', '.join(bits)})"
 
 
@@ -211,16 +248,32 @@ def answer(
     stream: StreamPlan | dict[str, Any] | None = None,
     error: ErrorSpec | dict[str, Any] | None = None,
     finish_reason: FinishReason | None = None,
+    usage: Mapping[str, int] | None = None,
 ) -> Generator[Answer]:
-    """Wrap a generator with delivery details: a stream plan (pacing, faults) or an error."""
-    plan = StreamPlan.model_validate(stream) if isinstance(stream, dict) else stream
-    err = ErrorSpec.model_validate(error) if isinstance(error, dict) else error
-    return _AnswerGen(None if value is None else lift(value), plan, err, finish_reason)
+    """Wrap a generator with delivery details: a stream plan (pacing, faults), an error, or the usage
+    to report (`usage={"prompt_tokens": 10}` replaces just that count)."""
+    plan = coerce_spec(StreamPlan, stream, "answer(stream=…)")
+    err = coerce_spec(ErrorSpec, error, "answer(error=…)")
+    if finish_reason not in (None, "stop", "length", "tool_calls", "content_filter"):
+        raise RuleError(
+            "answer: finish_reason must be 'stop', 'length', 'tool_calls' or 'content_filter', "
+            f"got {finish_reason!r}"
+        )
+    fixed_usage = None
+    if usage is not None:
+        fields = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
+        for k, v in usage.items():
+            if k not in fields:
+                raise UnknownNameError("usage field", k, fields)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise RuleError(f"answer: usage {k} must be a whole number >= 0, got {v!r}")
+        fixed_usage = dict(usage)
+    return _AnswerGen(None if value is None else lift(value), plan, err, finish_reason, fixed_usage)
 
 
 def error(status: int = 500, message: str | None = None, **kwargs: Any) -> Generator[Answer]:
     """Answer with an HTTP error in the provider's shape."""
-    return answer(error=ErrorSpec(status=status, message=message, **kwargs))
+    return answer(error=coerce_spec(ErrorSpec, {"status": status, "message": message, **kwargs}, "error"))
 
 
 def fixed_clock(t: float = 1_767_225_600) -> FixedClock:

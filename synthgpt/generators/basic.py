@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import uuid as _uuid
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RuleError
 from ..seeding import token_from_seed
-from .core import DrawContext, Generator, lift
+from .core import DrawContext, Generator, _num, lift
 
 __all__ = ["Boolean", "Choice", "Id", "Integer", "Number", "Uuid"]
 
@@ -35,6 +36,8 @@ class Number(Generator[float]):
     __slots__ = ("decimals", "hi", "lo")
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, decimals: int | None = 2) -> None:
+        if not math.isfinite(lo) or not math.isfinite(hi):
+            raise RuleError(f"`number` takes finite bounds, got {lo} and {hi}")
         if lo > hi:
             raise RuleError(f"`number` takes `lo` <= `hi`, got {lo} > {hi}")
         if decimals is not None and not 0 <= decimals <= 15:
@@ -50,7 +53,7 @@ class Number(Generator[float]):
         return v
 
     def __repr__(self) -> str:
-        return f"number({self.lo:g}, {self.hi:g}, decimals={self.decimals})"
+        return f"number({_num(self.lo)}, {_num(self.hi)}, decimals={self.decimals})"
 
 
 class Boolean(Generator[bool]):
@@ -65,7 +68,7 @@ class Boolean(Generator[bool]):
         return ctx.rng.random() < self.p
 
     def __repr__(self) -> str:
-        return "boolean()" if self.p == 0.5 else f"boolean({self.p:g})"
+        return "boolean()" if self.p == 0.5 else f"boolean({_num(self.p)})"
 
 
 class Choice(Generator[Any]):
@@ -104,7 +107,8 @@ class Id(Generator[str]):
         return f"{self.prefix}{self.sep}{token}" if self.prefix else token
 
     def __repr__(self) -> str:
-        return f"id({self.prefix!r}, length={self.length})"
+        sep = "" if self.sep == "_" else f", sep={self.sep!r}"
+        return f"id({self.prefix!r}, length={self.length}{sep})"
 
 
 class Uuid(Generator[str]):

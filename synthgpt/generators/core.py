@@ -37,7 +37,7 @@ U = TypeVar("U")
 class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
-    __slots__ = ("_rng", "call_index", "captures", "now", "request", "rule", "seed")
+    __slots__ = ("_rng", "base_seed", "call_index", "captures", "now", "request", "rule", "seed")
 
     def __init__(
         self,
@@ -48,6 +48,7 @@ class DrawContext:
         captures: Mapping[str, str] | None = None,
         rule: str = "",
         call_index: int = 0,
+        base_seed: int = 0,
     ) -> None:
         self.request = request
         self.seed = seed
@@ -55,6 +56,8 @@ class DrawContext:
         self.captures: Mapping[str, str] = captures or {}
         self.rule = rule
         self.call_index = call_index
+        self.base_seed = base_seed
+        """The engine's seed, for values that must not depend on the rest of the request (embeddings)."""
         self._rng: random.Random | None = None
 
     @property
@@ -71,6 +74,7 @@ class DrawContext:
             captures=self.captures,
             rule=self.rule,
             call_index=self.call_index,
+            base_seed=self.base_seed,
         )
 
     def __repr__(self) -> str:
@@ -78,7 +82,7 @@ class DrawContext:
 
 
 class Generator(Generic[T]):
-    """Base of every generator. Subclasses implement `draw` and `__repr__` (the expression that built them)."""
+    """Base of every generator. Subclasses implement `draw` and `__repr__` (the expression that built it)."""
 
     __slots__ = ()
 
@@ -111,12 +115,17 @@ class Generator(Generic[T]):
 _EMPTY_REQUEST = ModelRequest()
 
 
+def _num(x: float) -> str:
+    """A number as a repr that rebuilds it (`:g` would turn 1234567.0 into 1.23457e+06)."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else repr(float(x))
+
+
 def _fn_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
 def lift(value: Any) -> Generator[Any]:
-    """A generator for `value`: generators as they are, dicts and lists element-wise, the rest as constants."""
+    """A generator for `value`: generators as they are, dicts and lists element-wise, the rest constants."""
     if isinstance(value, Generator):
         return value
     if isinstance(value, Mapping):
@@ -197,15 +206,18 @@ class Filter(Generator[T]):
             if self.predicate(value):
                 return value
         raise DrawError(
-            f"{self!r} rejected {self.max_tries} values in a row; loosen the predicate or narrow the generator"
+            f"{self!r} rejected {self.max_tries} values in a row; "
+            "loosen the predicate or narrow the generator"
         )
 
     def __repr__(self) -> str:
-        return f"{self.inner!r}.filter({_fn_name(self.predicate)})"
+        tries = "" if self.max_tries == 100 else f", max_tries={self.max_tries}"
+        return f"{self.inner!r}.filter({_fn_name(self.predicate)}{tries})"
 
 
 class OneOf(Generator[Any]):
     __slots__ = ("options",)
+    options: tuple[Generator[Any], ...]
 
     def __init__(self, *options: Any) -> None:
         if not options:
@@ -243,7 +255,7 @@ class Weighted(Generator[Any]):
         return self.options[i].draw(ctx.fork(("weighted", i)))
 
     def __repr__(self) -> str:
-        pairs = ", ".join(f"({w:g}, {o!r})" for w, o in zip(self.weights, self.options, strict=True))
+        pairs = ", ".join(f"({_num(w)}, {o!r})" for w, o in zip(self.weights, self.options, strict=True))
         return f"weighted([{pairs}])"
 
 

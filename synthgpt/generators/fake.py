@@ -16,10 +16,35 @@ __all__ = ["Fake", "faker_for", "faker_providers"]
 _local = threading.local()
 # Methods of a Faker instance that are not data providers.
 _NOT_PROVIDERS = frozenset(
-    {"seed", "seed_instance", "seed_locale", "add_provider", "get_providers", "provider", "set_formatter",
-     "get_formatter", "format", "parse", "set_arguments", "get_arguments", "del_arguments", "random",
-     "items", "weights", "locales", "factories", "optional", "unique", "enum", "xml", "binary", "image",
-     "tar", "zip", "json_bytes"}
+    {
+        "seed",
+        "seed_instance",
+        "seed_locale",
+        "add_provider",
+        "get_providers",
+        "provider",
+        "set_formatter",
+        "get_formatter",
+        "format",
+        "parse",
+        "set_arguments",
+        "get_arguments",
+        "del_arguments",
+        "random",
+        "items",
+        "weights",
+        "locales",
+        "factories",
+        "optional",
+        "unique",
+        "enum",
+        "xml",
+        "binary",
+        "image",
+        "tar",
+        "zip",
+        "json_bytes",
+    }
 )
 
 
@@ -39,7 +64,9 @@ def faker_for(seed: int, locale: str = "en_US") -> Faker:
 def faker_providers(locale: str = "en_US") -> frozenset[str]:
     fk = Faker(locale)
     return frozenset(
-        n for n in dir(fk) if not n.startswith("_") and n not in _NOT_PROVIDERS and callable(getattr(fk, n, None))
+        n
+        for n in dir(fk)
+        if not n.startswith("_") and n not in _NOT_PROVIDERS and callable(getattr(fk, n, None))
     )
 
 

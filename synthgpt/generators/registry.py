@@ -38,6 +38,7 @@ REGISTRY: dict[str, Callable[..., Generator[Any]]] = {
     "hash_tokens": HashTokens,
     "id": Id,
     "integer": Integer,
+    "json_object": Objects,
     "just": Just,
     "last_user": LastUser,
     "lists": Lists,

@@ -35,6 +35,8 @@ class Answer:
     finish_reason: FinishReason | None = None
     cut_tokens: int | None = None
     """Cut the text at this many tokens and finish with `length`, as if the limit had been reached."""
+    usage: dict[str, int] | None = None
+    """Usage fields to report instead of the counted ones (a fixed answer's `usage`)."""
 
 
 class ToolCallGen(Generator[ToolCallPart]):
@@ -73,7 +75,9 @@ class ToolCallGen(Generator[ToolCallPart]):
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 
     def __repr__(self) -> str:
-        return f"tool_call({self.name!r}, {self.args!r})" if self.args is not None else f"tool_call({self.name!r})"
+        if self.args is None:
+            return "tool_call()" if self.name is None else f"tool_call({self.name!r})"
+        return f"tool_call({self.name!r}, {self.args!r})"
 
 
 class Reasoning(Generator[ReasoningPart]):
@@ -120,7 +124,11 @@ class Reply(Generator[Choice]):
         self.text = None if text is None else lift(text)
         self.tool_calls = tuple(tc if isinstance(tc, Generator) else lift(tc) for tc in tool_calls)
         self.reasoning: Generator[Any] | None = (
-            None if reasoning is None else reasoning if isinstance(reasoning, Generator) else Reasoning(reasoning)
+            None
+            if reasoning is None
+            else reasoning
+            if isinstance(reasoning, Generator)
+            else Reasoning(reasoning)
         )
         self.finish_reason = finish_reason
 

@@ -17,8 +17,22 @@ __all__ = ["TEMPLATE_NAMES", "Template"]
 
 # Names every template can use besides the generators of the registry.
 TEMPLATE_NAMES = frozenset(
-    {"request", "last_user", "messages", "model", "tools", "captures", "system", "turn", "tool_results",
-     "call_index", "fake", "now"}
+    {
+        "request",
+        "last_user",
+        "messages",
+        "model",
+        "tools",
+        "captures",
+        "system",
+        "turn",
+        "tool_results",
+        "call_index",
+        "fake",
+        "now",
+        "tool_result",
+        "round",
+    }
 )
 
 
@@ -26,6 +40,8 @@ def _make_env() -> SandboxedEnvironment:
     env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     # Jinja's own `random` filter reads the global RNG; ours asks the render's seeded picker.
     env.filters["random"] = _random_filter
+    # Jinja's `lipsum()` global draws from the global RNG too; templates have `paragraph()` instead.
+    env.globals.pop("lipsum", None)
     return env
 
 
@@ -43,6 +59,8 @@ class Template(Generator[str]):
     In scope: `request`, `last_user`, `messages`, `system`, `model`, `tools`, `tool_results`, `turn`,
     `call_index`, `now`, `captures` (and each capture by name), `fake(provider, **kw)`, every registered
     generator as a function that draws a value (`integer(1, 6)`), and a seeded `random` filter.
+    For agent loops: `round` (tool rounds so far in the current turn) and `tool_result(name=None)`, the
+    latest result of the current turn (of tool `name`), parsed as JSON when it is JSON.
     """
 
     __slots__ = ("_template", "_unknown", "source")
@@ -68,6 +86,7 @@ class Template(Generator[str]):
         return list(self._unknown)
 
     def draw(self, ctx: DrawContext) -> str:
+        from ..rules.matchers import tool_rounds
         from .fake import Fake
         from .registry import REGISTRY
 
@@ -101,10 +120,15 @@ class Template(Generator[str]):
             now=ctx.now,
             captures=dict(ctx.captures),
             fake=drawer(Fake),
+            tool_result=_tool_result_reader(req),
+            round=tool_rounds(req),
         )
         missing = [n for n in self._unknown if n not in scope]
         if missing:
-            raise DrawError(f"template uses undefined name(s) {', '.join(map(repr, missing))}")
+            raise DrawError(
+                f"template uses undefined name(s) {', '.join(map(repr, missing))}: "
+                "neither built in, nor a generator, nor a capture of the rule's matcher"
+            )
         scope["_synthgpt_pick"] = seeded_random
         try:
             return self._template.render(scope)
@@ -113,3 +137,20 @@ class Template(Generator[str]):
 
     def __repr__(self) -> str:
         return f"template({self.source!r})"
+
+
+def _tool_result_reader(req: Any) -> Any:
+    def tool_result(name: str | None = None) -> Any:
+        import json
+
+        calls = {tc.id: tc.name for m in req.current_turn for tc in m.tool_calls}
+        for m in reversed(req.tool_results):
+            if name is None or calls.get(m.tool_call_id or "") == name or m.name == name:
+                try:
+                    return json.loads(m.content)
+                except ValueError:
+                    return m.content
+        which = "a tool" if name is None else f"tool {name!r}"
+        raise DrawError(f"template: no result of {which} in the current turn")
+
+    return tool_result

@@ -10,7 +10,7 @@ from .core import DrawContext, Generator
 
 __all__ = ["HashTokens", "LastUser", "Paragraph", "Prose", "Sentence", "Summary", "Words", "keywords"]
 
-WORDS = (
+WORDS = (  # noqa: SIM905 - word lists read best as one string
     "account action answer approach area aspect balance basis benefit budget case change choice claim "
     "client code context cost data decision design detail effect effort element energy event example "
     "factor feature field figure focus form function goal growth guide habit idea image impact issue "
@@ -21,16 +21,16 @@ WORDS = (
     "stage standard state step story structure style system table task team term test theme time tool "
     "topic track trend type unit update value version view volume way window word work"
 ).split()
-ADJECTIVES = (
+ADJECTIVES = (  # noqa: SIM905 - word lists read best as one string
     "clear simple useful careful direct practical steady broad quick common solid small large early late "
     "main local general specific reliable flexible modest strong light gradual"
 ).split()
-VERBS = (
+VERBS = (  # noqa: SIM905 - word lists read best as one string
     "supports improves shapes explains covers frames guides reflects changes limits drives follows "
     "balances connects extends reduces defines tracks signals"
 ).split()
 _STOP = frozenset(
-    "about above after again also another because been before being below between both could does doing "
+    "about above after again also another because been before being below between both could does doing "  # noqa: SIM905
     "down during each from further have having here into itself just more most much only other over "
     "same should some such than that their them then there these they this those through under until "
     "very what when where which while will with would your yours please tell explain give make show "
@@ -206,7 +206,9 @@ class Prose(Generator[str]):
         n = rng.randint(self.lo, self.hi)
 
         def fill(tpl: str) -> str:
-            return tpl.format(k=rng.choice(keys), a=rng.choice(ADJECTIVES), v=rng.choice(VERBS), w=rng.choice(WORDS))
+            return tpl.format(
+                k=rng.choice(keys), a=rng.choice(ADJECTIVES), v=rng.choice(VERBS), w=rng.choice(WORDS)
+            )
 
         parts = [fill(rng.choice(_OPENERS))]
         parts += [fill(rng.choice(_BODY)) for _ in range(n - 2)]

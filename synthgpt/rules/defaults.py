@@ -1,13 +1,122 @@
-"""The built-in rule set: what `synthgpt serve` answers with no rule file (DESIGN.md §4)."""
+"""The built-in rule set: what `synthgpt serve` answers with no rule file (DESIGN.md §4).
+
+In order, first match wins:
+  embeddings         an embeddings request: one vector per input
+  triggers           `!MOCK_…!` markers in the last user message (see `triggers.py`)
+  structured_output  the request asks for JSON: a document valid against its schema
+  tool_call          tools declared, choice not `none`, last message not a tool result (or a forced
+                     choice): a call of the named or first tool with schema-valid arguments
+  tool_results       the conversation ends with tool results: text quoting each result
+  default            readable seeded text about the request
+Reasoning comes first in any answer when the request asks for it (the engine adds it).
+
+The trigger rule changes only how an answer is delivered (errors, cuts, faults, pacing) or forces tool
+calls; its content is what the rules after it would have answered for the message without its triggers.
+"""
 
 from __future__ import annotations
 
-from ..generators.text import Prose
-from .matchers import always
-from .rule import Rule, RuleSet
+from typing import Any
 
-__all__ = ["default_rules"]
+from ..generators.core import DrawContext, Generator
+from ..generators.embedding import Embeddings
+from ..generators.reply import Answer, ToolCallGen, to_choice
+from ..generators.structured import FromRequestSchema
+from ..generators.text import Prose
+from ..model import ModelRequest
+from ..tokens import count_tokens
+from .matchers import Matcher, always, api, has_tool_result, has_tools, last_user, tool_choice, wants_schema
+from .rule import Rule, RuleSet
+from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers
+
+__all__ = ["ToolResultsText", "TriggerAnswer", "default_rules"]
+
+_OPENERS = ("Here is what the tools returned.", "I checked with the tools.", "The results are in.")
+_CLOSERS = ("Let me know if you need anything else.", "I hope this helps.", "That should answer it.")
+
+
+class ToolResultsText(Generator[str]):
+    """A text answer that quotes each tool result of the current turn, naming the tool that produced it."""
+
+    __slots__ = ()
+
+    def draw(self, ctx: DrawContext) -> str:
+        req = ctx.request
+        names = {tc.id: tc.name for m in req.current_turn for tc in m.tool_calls}
+        lines = []
+        for m in req.tool_results:
+            name = names.get(m.tool_call_id or "") or m.name or "the tool"
+            lines.append(f"{name} returned: {m.content}")
+        rng = ctx.rng
+        return "\n".join([rng.choice(_OPENERS), *lines, rng.choice(_CLOSERS)])
+
+    def __repr__(self) -> str:
+        return "tool_results_text()"
+
+
+def _calls_a_tool() -> Matcher:
+    forced = tool_choice("required") | tool_choice("named")
+    return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced)
+
+
+# Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content.
+_CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
+    ("structured_output", wants_schema(), FromRequestSchema()),
+    ("tool_call", _calls_a_tool(), ToolCallGen()),
+    ("tool_results", has_tool_result(last=True), ToolResultsText()),
+    ("default", always(), Prose()),
+)
+
+
+def _without_triggers(req: ModelRequest, text: str) -> ModelRequest:
+    for i in range(len(req.messages) - 1, -1, -1):
+        if req.messages[i].role == "user":
+            msgs = list(req.messages)
+            msgs[i] = msgs[i].model_copy(update={"content": text})
+            return req.model_copy(update={"messages": tuple(msgs)})
+    return req
+
+
+class TriggerAnswer(Generator[Answer]):
+    """The answer for a message with triggers: the regular content, delivered as the triggers say."""
+
+    __slots__ = ()
+
+    def draw(self, ctx: DrawContext) -> Answer:
+        req = ctx.request
+        trig = parse_triggers(req.last_user)
+        error = trig.error_spec()
+        if error is not None:
+            return Answer(None, stream=trig.stream_plan(), error=error)
+        clean = _without_triggers(req, strip_triggers(req.last_user, trig))
+        inner = DrawContext(clean, ctx.seed, now=ctx.now, captures=ctx.captures, rule=ctx.rule,
+                            call_index=ctx.call_index, base_seed=ctx.base_seed)  # fmt: skip
+        # Tool triggers ask for calls once per turn: once results are back, the loop must be able to end.
+        value: Any
+        if trig.tool_calls and not req.tool_results:
+            value = [ToolCallGen(name, args).draw(inner.fork(("trigger_call", i)))
+                     for i, (name, args) in enumerate(trig.tool_calls)]  # fmt: skip
+        elif trig.parallel_tool_calls and req.tools and not req.tool_results:
+            tools = req.tools if req.parallel_tool_calls else req.tools[:1]
+            value = [ToolCallGen(t.name).draw(inner.fork(("trigger_call", i))) for i, t in enumerate(tools)]
+        else:
+            gen = next(g for _, m, g in _CONTENT if m.match(clean) is not None)
+            value = gen.draw(inner)
+        cut = trig.incomplete
+        if cut == 0:
+            cut = max(1, count_tokens(to_choice(value, inner).text) // 2)
+        return Answer(value, stream=trig.stream_plan(), cut_tokens=cut)
+
+    def __repr__(self) -> str:
+        return "trigger_answer()"
 
 
 def default_rules() -> RuleSet:
-    return RuleSet([Rule("default", always(), Prose())])
+    """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own)."""
+    return RuleSet(
+        [
+            Rule("embeddings", api("embeddings"), Embeddings()),
+            Rule("triggers", last_user(regex=TRIGGER_PATTERN, case_sensitive=True), TriggerAnswer()),
+            *(Rule(name, matcher, gen) for name, matcher, gen in _CONTENT),
+        ]
+    )

@@ -29,9 +29,12 @@ __all__ = [
     "last_user",
     "model",
     "previous_tool_call",
+    "round",
     "system",
     "tool_choice",
     "tool_named",
+    "tool_result",
+    "tool_rounds",
     "turn",
     "wants_reasoning",
     "wants_schema",
@@ -84,6 +87,7 @@ def as_matcher(value: Any) -> Matcher:
 
 class All(Matcher):
     __slots__ = ("parts",)
+    parts: tuple[Matcher, ...]
 
     def __init__(self, *parts: Matcher) -> None:
         flat: list[Matcher] = []
@@ -106,6 +110,7 @@ class All(Matcher):
 
 class Any_(Matcher):
     __slots__ = ("parts",)
+    parts: tuple[Matcher, ...]
 
     def __init__(self, *parts: Matcher) -> None:
         flat: list[Matcher] = []
@@ -153,7 +158,7 @@ class Where(Matcher):
         return {} if got else None
 
     def __repr__(self) -> str:
-        return f"where({getattr(self.fn, '__qualname__', self.fn)!r})"
+        return f"where({getattr(self.fn, '__qualname__', None) or repr(self.fn)})"
 
 
 def where(fn: Callable[[ModelRequest], Any]) -> Matcher:
@@ -189,11 +194,12 @@ class TextTest:
         case_sensitive: bool = False,
         what: str = "text",
     ) -> None:
-        given = [n for n, v in (("contains", contains), ("regex", regex), ("equals", equals), ("glob", glob)) if v]
+        named = (("contains", contains), ("regex", regex), ("equals", equals), ("glob", glob))
+        given = [n for n, v in named if v]
         if len(given) > 1:
             raise RuleError(f"{what}: give one of contains=, regex=, equals=, glob=; got {', '.join(given)}")
         self.case = case_sensitive
-        self.contains = contains if contains is None or case_sensitive else contains.lower()
+        self.contains = contains
         self.equals = equals
         self.glob = glob
         try:
@@ -203,12 +209,17 @@ class TextTest:
 
     def test(self, text: str) -> Captures | None:
         if self.contains is not None:
-            return {} if self.contains in (text if self.case else text.lower()) else None
+            if self.case:
+                return {} if self.contains in text else None
+            return {} if self.contains.lower() in text.lower() else None
         if self.equals is not None:
             a, b = (text, self.equals) if self.case else (text.lower(), self.equals.lower())
             return {} if a.strip() == b.strip() else None
         if self.glob is not None:
-            ok = fnmatch.fnmatchcase(text, self.glob) if self.case else fnmatch.fnmatch(text.lower(), self.glob.lower())
+            if self.case:
+                ok = fnmatch.fnmatchcase(text, self.glob)
+            else:
+                ok = fnmatch.fnmatchcase(text.lower(), self.glob.lower())
             return {} if ok else None
         if self.regex is not None:
             m = self.regex.search(text)
@@ -218,13 +229,14 @@ class TextTest:
         return {}
 
     def __repr__(self) -> str:
+        case = "case_sensitive=True" if self.case else ""
         for name in ("contains", "equals", "glob"):
             v = getattr(self, name)
             if v is not None:
-                return f"{name}={v!r}"
+                return f"{name}={v!r}" + (f", {case}" if case else "")
         if self.regex is not None:
-            return f"regex={self.regex.pattern!r}"
-        return ""
+            return f"regex={self.regex.pattern!r}" + (f", {case}" if case else "")
+        return case
 
 
 class _TextMatcher(Matcher):
@@ -283,9 +295,23 @@ def any_message(
     case_sensitive: bool = False,
 ) -> Matcher:
     """Any message (of `role`, if given); the first that passes supplies the captures."""
-    t = TextTest(contains=contains, regex=regex, equals=equals, case_sensitive=case_sensitive, what="any_message")
-    m = _TextMatcher("any_message", lambda r: [x.content for x in r.messages if role is None or x.role == role], t)
-    return m
+    if role is not None and role not in _ROLES:
+        from ..errors import UnknownNameError
+
+        raise UnknownNameError("message role", role, _ROLES)
+    t = TextTest(
+        contains=contains, regex=regex, equals=equals, case_sensitive=case_sensitive, what="any_message"
+    )
+    m = _TextMatcher(
+        "any_message", lambda r: [x.content for x in r.messages if role is None or x.role == role], t
+    )
+    if role is None:
+        return m
+    args = ", ".join(a for a in (repr(t), f"role={role!r}") if a)
+    return _Named(m, f"any_message({args})")
+
+
+_ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 class _Field(Matcher):
@@ -316,6 +342,8 @@ _APIS = ("chat", "responses", "messages", "embeddings", "python")
 
 
 def api(*kinds: ApiName) -> Matcher:
+    if not kinds:
+        raise RuleError(f"api: name at least one of {', '.join(map(repr, _APIS))}")
     for k in kinds:
         if k not in _APIS:
             from ..errors import UnknownNameError
@@ -380,7 +408,7 @@ def previous_tool_call(name: str | None = None) -> Matcher:
     return _Field(f"previous_tool_call({'' if name is None else repr(name)})", pred)
 
 
-def turn(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:  # noqa: A002
+def turn(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:
     """The 1-based user turn being answered (the count of user messages)."""
     if eq is None and min is None and max is None:
         raise RuleError("turn: give eq, min= or max=")
@@ -407,7 +435,8 @@ def header(name: str, value: str | None = None, *, regex: str | None = None) -> 
         return {} if t is None else t.test(v)
 
     m = Where(pred)
-    rep = f"header({name!r}" + (f", {value!r}" if value else "") + (f", regex={regex!r}" if regex else "") + ")"
+    rep = f"header({name!r}" + (f", {value!r}" if value else "")
+    rep += (f", regex={regex!r}" if regex else "") + ")"
     return _Named(m, rep)
 
 
@@ -435,3 +464,60 @@ def wants_schema(name: str | None = None) -> Matcher:
 
 def wants_reasoning() -> Matcher:
     return _Field("wants_reasoning()", lambda r: r.reasoning is not None)
+
+
+# -- turn-aware matchers for agent loops (added with the rule-file loader) --
+
+
+def tool_rounds(request: ModelRequest) -> int:
+    """How many times the assistant called tools in the current turn; parallel calls are one round."""
+    rounds = 0
+    in_round = False
+    for m in request.current_turn:
+        calls = m.role == "assistant" and bool(m.tool_calls)
+        if calls and not in_round:
+            rounds += 1
+        in_round = calls or (in_round and m.role == "assistant")
+    return rounds
+
+
+def round(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:
+    """The tool round of the current turn: 0 before any tool call, n after n rounds of tool calls."""
+    if eq is None and min is None and max is None:
+        raise RuleError("round: give eq, min= or max=")
+    for what, v in (("eq", eq), ("min", min), ("max", max)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise RuleError(f"round: {what} must be a whole number >= 0, got {v!r}")
+
+    def pred(r: ModelRequest) -> bool:
+        n = tool_rounds(r)
+        return (eq is None or n == eq) and (min is None or n >= min) and (max is None or n <= max)
+
+    bits = [str(eq)] if eq is not None else []
+    bits += [f"min={min}"] if min is not None else []
+    bits += [f"max={max}"] if max is not None else []
+    return _Field(f"round({', '.join(bits)})", pred)
+
+
+def tool_result(
+    name: str | None = None,
+    contains: str | None = None,
+    *,
+    regex: str | None = None,
+    equals: str | None = None,
+    glob: str | None = None,
+    case_sensitive: bool = False,
+) -> Matcher:
+    """A tool result of the current turn (answering tool `name`, if given) whose content passes the
+    test; the latest such result is tested first, and regex named groups become captures."""
+    t = TextTest(contains=contains, regex=regex, equals=equals, glob=glob, case_sensitive=case_sensitive,
+                 what="tool_result")
+
+    def texts(r: ModelRequest) -> list[str]:
+        calls = {tc.id: tc.name for m in r.current_turn for tc in m.tool_calls}
+        return [m.content for m in reversed(r.tool_results)
+                if name is None or calls.get(m.tool_call_id or "") == name or m.name == name]
+
+    test = repr(t)
+    args = ", ".join(x for x in (repr(name) if name is not None else "", test) if x)
+    return _Named(_TextMatcher("tool_result", texts, t), f"tool_result({args})")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NoRuleMatched, RuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
-from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan
+from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from .matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ class Rule:
         self.name = name
         self.matcher = as_matcher(matcher)
         self.generator: Generator[Any] = lift(answer) if answer is not None else Just(None)
-        self.stream = StreamPlan.model_validate(stream) if isinstance(stream, dict) else stream
-        self.error = ErrorSpec.model_validate(error) if isinstance(error, dict) else error
+        self.stream = coerce_spec(StreamPlan, stream, f"rule {name!r}: stream")
+        self.error = coerce_spec(ErrorSpec, error, f"rule {name!r}: error")
         self.times = times
         self.reasoning = reasoning
         self.source = source
@@ -103,10 +103,15 @@ class Rule:
 
     def __repr__(self) -> str:
         bits = [repr(self.name), repr(self.matcher), repr(self.generator)]
+        # stream/error as dicts of their non-default fields: the form Rule accepts back
+        if self.stream is not None:
+            bits.append(f"stream={self.stream.model_dump(exclude_defaults=True)!r}")
+        if self.error is not None:
+            bits.append(f"error={self.error.model_dump(exclude_defaults=True)!r}")
         if self.times is not None:
             bits.append(f"times={self.times}")
-        if self.error is not None:
-            bits.append(f"error={self.error!r}")
+        if self.reasoning != "auto":
+            bits.append(f"reasoning={self.reasoning!r}")
         return f"Rule({', '.join(bits)})"
 
 

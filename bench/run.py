@@ -1,0 +1,432 @@
+"""The synthgpt benchmark: one command, every figure, each next to its target.
+
+    python bench/run.py                 # the full run (several minutes)
+    python bench/run.py --quick         # a smoke run of a few seconds: every figure, tiny load
+    make bench ARGS="--rounds 7 --cases chat,chat_stream"
+
+It starts `synthgpt serve` (1 worker) and the ceiling app (bench/ceiling_app.py) side by side, pinned
+to one core, drives both from another core with the same load in interleaved rounds, then runs the
+paced, in-process and memory cases. bench/README.md explains every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository root importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.cases import CASES, PROMPT, Case, Prepared, prepare, with_counter
+from bench.loadgen import LoadGen, Req, Target, choose_loadgen
+from bench.procs import CpuPlan, Proc, cpu_plan, free_port, tree_cpu_seconds, tree_rss_bytes
+from bench.report import Measured, Verdicts, paced_lines, print_case
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES_DIR = Path(__file__).resolve().parent / "rules"
+HOST = "127.0.0.1"
+EXTRA_CASES = ("paced", "inproc", "memory")
+ALL_CASES = tuple(c.name for c in CASES) + EXTRA_CASES
+MB = 1024 * 1024
+
+
+@dataclass
+class Settings:
+    rounds: int
+    duration: float
+    warmup: float
+    connections: int
+    paced_streams: int
+    paced_frames: int
+    paced_interval_ms: float
+    memory_requests: int
+    inproc_duration: float
+    cases: tuple[str, ...]
+    loadgen: str
+    synthgpt_root: Path | None
+    seed: int
+
+
+def parse_args(argv: list[str] | None) -> Settings:
+    ap = argparse.ArgumentParser(prog="bench/run.py", description="synthgpt benchmark (see bench/README.md)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, short loads, small counts")
+    ap.add_argument("--rounds", type=int, help="interleaved rounds per case (default 5; quick 1)")
+    ap.add_argument(
+        "--duration", type=float, help="seconds per load run (default 5; quick 0.5; wrk rounds up)"
+    )
+    ap.add_argument(
+        "--warmup", type=float, help="seconds of warm-up per case and server (default 1; quick 0)"
+    )
+    ap.add_argument("--connections", type=int, help="concurrent keep-alive connections (default 64; quick 8)")
+    ap.add_argument("--cases", help=f"comma-separated subset of: {', '.join(ALL_CASES)}")
+    ap.add_argument("--paced-streams", type=int, help="concurrent paced streams (default 500; quick 20)")
+    ap.add_argument(
+        "--memory-requests", type=int, help="requests before the memory reading (default 200000; quick 300)"
+    )
+    ap.add_argument(
+        "--loadgen",
+        choices=("auto", "wrk", "python"),
+        default="auto",
+        help="auto: wrk when installed, else the built-in Python generator",
+    )
+    ap.add_argument(
+        "--synthgpt-root", type=Path, help="serve synthgpt from this checkout (to compare a patch)"
+    )
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args(argv)
+    q = a.quick
+    cases = tuple(c.strip() for c in a.cases.split(",") if c.strip()) if a.cases else ALL_CASES
+    unknown = sorted(set(cases) - set(ALL_CASES))
+    if unknown:
+        ap.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(ALL_CASES)}")
+
+    def pick(value: float | int | None, full: float | int, quick: float | int) -> float:
+        return float(value if value is not None else (quick if q else full))
+
+    return Settings(
+        rounds=int(pick(a.rounds, 5, 1)),
+        duration=pick(a.duration, 5.0, 0.5),
+        warmup=pick(a.warmup, 1.0, 0.0),
+        connections=int(pick(a.connections, 64, 8)),
+        paced_streams=int(pick(a.paced_streams, 500, 20)),
+        paced_frames=50,
+        paced_interval_ms=20.0,
+        memory_requests=int(pick(a.memory_requests, 200_000, 300)),
+        inproc_duration=pick(None, 2.0, 0.3),
+        cases=cases,
+        loadgen=a.loadgen,
+        synthgpt_root=a.synthgpt_root.resolve() if a.synthgpt_root else None,
+        seed=a.seed,
+    )
+
+
+class Bench:
+    def __init__(self, s: Settings, workdir: Path) -> None:
+        self.s = s
+        self.workdir = workdir
+        self.plan: CpuPlan = cpu_plan()
+        self.gen: LoadGen = choose_loadgen(s.loadgen, self.plan.load, workdir)
+        self.procs: list[Proc] = []
+        self.verdicts = Verdicts()
+
+    # -- processes --
+    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[Proc, int]:
+        port = free_port(HOST)
+        proc = Proc(
+            name,
+            [*argv, "--host", HOST, "--port", str(port)],
+            cpus=self.plan.server,
+            cwd=ROOT,
+            env=env,
+            log_path=self.workdir / f"{name}.log",
+        )
+        self.procs.append(proc.start())
+        proc.wait_listening(HOST, port, timeout=60)
+        return proc, port
+
+    def start_synthgpt(self, name: str, rule_files: list[Path]) -> tuple[Proc, int]:
+        env = dict(os.environ)
+        if self.s.synthgpt_root is not None:
+            env["PYTHONPATH"] = str(self.s.synthgpt_root) + os.pathsep + env.get("PYTHONPATH", "")
+        argv = [
+            sys.executable,
+            "-c",
+            "import sys; from synthgpt.cli import main; sys.exit(main())",
+            "serve",
+            *map(str, rule_files),
+            "--seed",
+            str(self.s.seed),
+            "--workers",
+            "1",
+        ]
+        return self._start(name, argv, env)
+
+    def stop(self, proc: Proc) -> None:
+        proc.stop()
+        if proc in self.procs:
+            self.procs.remove(proc)
+
+    def stop_all(self) -> None:
+        for p in list(self.procs):
+            self.stop(p)
+
+    # -- the run --
+    def header(self) -> None:
+        print("synthgpt benchmark")
+        print(
+            f"   machine: {platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()},"
+            f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
+        print(f"   load generator: {self.gen.name}")
+        print(f"   pinning: {self.plan.describe()}")
+        print(
+            f"   rounds {self.s.rounds}, {self.s.duration:g} s per run, warm-up {self.s.warmup:g} s,"
+            f" {self.s.connections} connections"
+        )
+        sys.stdout.flush()
+
+    def run(self) -> None:
+        self.header()
+        http_cases = [c for c in CASES if c.name in self.s.cases]
+        prepared: list[Prepared] = []
+        servers: dict[str, tuple[Proc, int] | str] = {}
+        if http_cases or "paced" in self.s.cases:
+            servers["builtin"] = self.start_synthgpt("synthgpt-builtin", [])
+        if any(c.server == "rules" for c in http_cases):
+            rule_files = sorted(RULES_DIR.glob("*.yaml"))
+            try:
+                servers["rules"] = self.start_synthgpt("synthgpt-rules", rule_files)
+            except RuntimeError as exc:
+                servers["rules"] = (
+                    f"n/a: synthgpt serve {' '.join(p.name for p in rule_files)} failed: "
+                    + (str(exc).strip().splitlines() or ["?"])[-1]
+                )
+        for case in http_cases:
+            prepared.append(self.prepare_case(case, servers[case.server]))
+        if http_cases:
+            self.run_http_cases(prepared, servers)
+        if "paced" in self.s.cases:
+            server = servers["builtin"]
+            assert not isinstance(server, str)
+            self.run_paced(server[1])
+        for entry in servers.values():
+            if not isinstance(entry, str):
+                self.stop(entry[0])
+        if "inproc" in self.s.cases:
+            self.run_inproc()
+        if "memory" in self.s.cases:
+            self.run_memory(prepared)
+        self.verdicts.print()
+
+    def prepare_case(self, case: Case, server: tuple[Proc, int] | str) -> Prepared:
+        if isinstance(server, str):
+            prep = Prepared(case)
+            prep.skip = server
+            return prep
+        return prepare(case, f"http://{HOST}:{server[1]}")
+
+    def run_http_cases(self, prepared: list[Prepared], servers: dict[str, tuple[Proc, int] | str]) -> None:
+        ready = [p for p in prepared if p.skip is None]
+        payloads = {p.case.name: p.ceiling_payload() for p in ready}
+        (self.workdir / "payloads.json").write_text(json.dumps(payloads))
+        ceiling, ceiling_port = self._start(
+            "ceiling",
+            [
+                sys.executable,
+                str(ROOT / "bench" / "ceiling_app.py"),
+                "--payloads",
+                str(self.workdir / "payloads.json"),
+            ],
+        )
+        results = {p.case.name: Measured() for p in ready}
+        for p in ready:
+            proc_port = servers[p.case.server]
+            assert not isinstance(proc_port, str)
+            # the ceiling must answer byte for byte what synthgpt answered
+            p.extra["targets"] = (
+                (proc_port[0], self._target(p, proc_port[1], "")),
+                (ceiling, self._target(p, ceiling_port, f"?case={p.case.name}")),
+            )
+        if self.s.warmup > 0:
+            for p in ready:
+                for _, target in p.extra["targets"]:
+                    self.gen.run(target, self.s.connections, self.s.warmup)
+        for r in range(self.s.rounds):
+            for p in ready:
+                pair = p.extra["targets"]
+                order = pair if r % 2 == 0 else pair[::-1]  # alternate who goes first in a round
+                for proc, target in order:
+                    before = tree_cpu_seconds(proc.pid)
+                    result = self.gen.run(target, self.s.connections, self.s.duration)
+                    after = tree_cpu_seconds(proc.pid)
+                    cpu = after - before if before is not None and after is not None else None
+                    side = results[p.case.name].synth if proc is not ceiling else results[p.case.name].ceiling
+                    side.add(result, cpu)
+            print(f"   round {r + 1}/{self.s.rounds} done", file=sys.stderr, flush=True)
+        self.stop(ceiling)
+        for p in prepared:
+            c = p.case
+            if p.skip is not None:
+                print(f"\n== {c.name}: {c.title}\n   {p.skip}")
+                self.verdicts.add(c.name, p.skip, f">= {c.target}x ceiling", None)
+                continue
+            details = f"request {len(p.body)} B, answer {len(p.answer)} B"
+            if c.stream:
+                details += f", {p.events} SSE events"
+            if p.note:
+                details += f" ({p.note})"
+            print_case(c.name, c.title, details, results[c.name], c.target, c.ceiling, self.verdicts)
+
+    def _target(self, p: Prepared, port: int, query: str) -> Target:
+        return Target(HOST, port, (Req(p.case.path + query, p.body, p.case.headers),))
+
+    def run_paced(self, port: int) -> None:
+        s = self.s
+        title = (
+            f"paced: {s.paced_streams} concurrent chat streams x {s.paced_frames} frames x "
+            f"{s.paced_interval_ms:g} ms (built-in trigger !MOCK_SLOW:{s.paced_interval_ms:g}!)"
+        )
+        print(f"\n== paced: {title}")
+        case = next(c for c in CASES if c.name == "chat_stream")
+        prep = prepare(
+            case,
+            f"http://{HOST}:{port}",
+            events=s.paced_frames,
+            prompt=f"{PROMPT} !MOCK_SLOW:{s.paced_interval_ms:g}!",
+            variants=6,
+        )
+        targets = ("every stream within 5% of planned", "p99 gap error <= 5 ms", "no stream lost")
+        if prep.skip is not None or prep.events != s.paced_frames:
+            why = prep.skip or f"could not size the stream to {s.paced_frames} frames ({prep.events})"
+            print(f"   {why}")
+            for t in targets:
+                self.verdicts.add("paced", why, t, None)
+            return
+        req_file = self.workdir / "paced.http"
+        req_file.write_bytes(Req(case.path, prep.body, case.headers).raw(HOST, port))
+        argv = [
+            sys.executable,
+            "-m",
+            "bench.paced",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--request-file",
+            str(req_file),
+            "--streams",
+            str(s.paced_streams),
+            "--frames",
+            str(s.paced_frames),
+            "--interval-ms",
+            str(s.paced_interval_ms),
+        ]
+        out = _run_pinned(argv, self.plan.load)
+        summary = json.loads(out)
+        for line in paced_lines(summary):
+            print(line)
+        n = summary["streams"]
+        self.verdicts.add(
+            "paced duration",
+            f"{summary['within_5pct']}/{n} within 5% (max err {summary['span_err_pct_max']:.1f}%)",
+            targets[0],
+            summary["within_5pct"] == n,
+        )
+        self.verdicts.add(
+            "paced gaps",
+            f"p99 gap error {summary['gap_err_ms_p99']:.2f} ms",
+            targets[1],
+            summary["gap_err_ms_p99"] <= 5.0,
+        )
+        self.verdicts.add("paced lost", f"{summary['lost']} lost of {n}", targets[2], summary["lost"] == 0)
+
+    def run_inproc(self) -> None:
+        print("\n== inproc: MockGPT.generate calls/s (one process on the server core, no HTTP)")
+        out = json.loads(
+            _run_pinned(
+                [sys.executable, "-m", "bench.inproc", "--duration", str(self.s.inproc_duration)],
+                self.plan.server,
+                self._env(),
+            )
+        )
+        for key, label in (("default_text", "default text rule"), ("schema", "nested JSON-schema rule")):
+            value = out.get(key)
+            text = (
+                f"{value:,.0f} calls/s ({1e6 / value:,.0f} us/call)"
+                if isinstance(value, float)
+                else str(value)
+            )
+            print(f"   {label:<24} {text}")
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.s.synthgpt_root is not None:
+            env["PYTHONPATH"] = str(self.s.synthgpt_root) + os.pathsep + env.get("PYTHONPATH", "")
+        return env
+
+    def run_memory(self, prepared: list[Prepared]) -> None:
+        s = self.s
+        print(
+            f"\n== memory: server RSS at idle and after {s.memory_requests:,} requests (fresh server,"
+            " built-in rules, every request unique)"
+        )
+        usable = [p for p in prepared if p.skip is None and p.case.server == "builtin"]
+        proc, port = self.start_synthgpt("synthgpt-memory", [])
+        time.sleep(1.0)
+        idle = tree_rss_bytes(proc.pid)
+        reqs: tuple[Req, ...]
+        if usable:
+            reqs = tuple(Req(p.case.path, with_counter(p.body), p.case.headers) for p in usable)
+        else:  # only the memory case was asked for: plain chat requests
+            body = json.dumps(
+                {"model": "gpt-4o", "messages": [{"role": "user", "content": PROMPT + " #{N}"}]}
+            )
+            reqs = (Req(CASES[0].path, body.encode(), CASES[0].headers),)
+        target = Target(HOST, port, reqs, unique=True)
+        done = 0
+        checkpoints: list[tuple[int, int | None]] = [(0, idle)]
+        chunk = min(max(s.duration, 1.0), 10.0)
+        errors = 0
+        while done < s.memory_requests:
+            result = self.gen.run(target, s.connections, chunk)
+            done += result.requests
+            errors += result.errors
+            checkpoints.append((done, tree_rss_bytes(proc.pid)))
+            if result.requests == 0:
+                break
+            left = s.memory_requests - done
+            if left > 0:  # size the next run to land near the requested count
+                chunk = min(10.0, max(0.3, left / max(result.rps, 1.0) * 1.05))
+        time.sleep(0.5)
+        final = tree_rss_bytes(proc.pid)
+        self.stop(proc)
+        trail = ", ".join(f"{n:,}: {_mb(r)}" for n, r in checkpoints)
+        print(f"   RSS idle {_mb(idle)}; after {done:,} requests {_mb(final)} ({errors} errors)")
+        print(f"   growth by requests served: {trail}")
+        note = "" if s.memory_requests >= 200_000 else f" (only {done:,} requests; target is for 200,000)"
+        ok = None if final is None else final <= 60 * MB
+        self.verdicts.add(
+            "memory", f"RSS {_mb(final)} after {done:,} requests{note}", "<= 60 MB after 200,000", ok
+        )
+
+
+def _mb(n: int | None) -> str:
+    return "n/a" if n is None else f"{n / MB:.1f} MB"
+
+
+def _run_pinned(argv: list[str], cpus: set[int] | None, env: dict[str, str] | None = None) -> str:
+    import subprocess
+
+    from bench.procs import pin_preexec
+
+    out = subprocess.run(
+        argv, capture_output=True, text=True, check=False, cwd=ROOT, env=env, preexec_fn=pin_preexec(cpus)
+    )
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(argv[:3])} failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return lines[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = parse_args(argv)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="synthgpt-bench-") as tmp:
+        bench = Bench(settings, Path(tmp))
+        try:
+            bench.run()
+        finally:
+            bench.stop_all()
+    print(f"\nbench finished in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The `synthgpt` command: `serve`, `check` and `render`.
+
+    synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N] [--clock fixed:<unix>|system]
+                   [--workers N] [--max-body-bytes N] [--watch] [--journal-size N] [--access-log]
+    synthgpt check RULE_FILES…     validate rule files (synthgpt.rules.check)
+    synthgpt render …              print what a rule set answers (synthgpt.render)
+
+`check` and `render` hand their arguments over untouched to their modules' `main(argv)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .errors import SynthGPTError
+
+__all__ = ["build_parser", "main"]
+
+_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render"}
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
+
+
+def _non_negative(value: str) -> int:
+    n = int(value)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {n}")
+    return n
+
+
+def _port(value: str) -> int:
+    n = int(value)
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {n}")
+    return n
+
+
+def _clock(value: str) -> str:
+    from .clock import parse_clock
+
+    try:
+        parse_clock(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="synthgpt",
+        description="Deterministic synthetic answers for LLM APIs (OpenAI, Azure, Anthropic).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,check,render}")
+    serve = sub.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API.")
+    serve.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
+                       help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (0 picks a free one; default: 8000)")
+    serve.add_argument("--seed", type=int, default=None, help="engine seed (default: the files', else 0)")
+    serve.add_argument("--clock", type=_clock, default=None,
+                       help="fixed:<unix-seconds> or system (default: fixed at 2026-01-01)")  # fmt: skip
+    serve.add_argument("--workers", type=_positive, default=1, help="worker processes (default: 1)")
+    serve.add_argument("--max-body-bytes", type=_positive, default=10 * 1024 * 1024,
+                       help="larger request bodies get 413 (default: 10 MiB)")  # fmt: skip
+    serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
+    serve.add_argument("--journal-size", type=_non_negative, default=1000,
+                       help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
+    serve.add_argument("--access-log", action="store_true", help="log every request")
+    levels = ["critical", "error", "warning", "info", "debug"]
+    serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
+    for name, module in _DELEGATED.items():
+        sub.add_parser(name, help=f"see `synthgpt {name} --help` ({module})", add_help=False)
+    return parser
+
+
+def _delegate(command: str, argv: list[str]) -> int:
+    module = importlib.import_module(_DELEGATED[command])
+    return int(module.main(argv))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in _DELEGATED:
+        return _delegate(args_list[0], args_list[1:])
+    args = build_parser().parse_args(args_list)
+    from .server.run import ConfigError, ServeConfig, serve
+
+    config = ServeConfig(
+        rule_files=tuple(args.rule_files),
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        clock=args.clock,
+        workers=args.workers,
+        max_body_bytes=args.max_body_bytes,
+        watch=args.watch,
+        journal_size=args.journal_size,
+        access_log=args.access_log,
+        log_level=args.log_level,
+    )
+    try:
+        serve(config)
+    except (ConfigError, SynthGPTError, OSError) as exc:
+        print(f"synthgpt serve: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0

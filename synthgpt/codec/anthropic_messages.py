@@ -1,0 +1,275 @@
+"""Anthropic Messages API (`POST /v1/messages`): WIRE.md §4.
+
+The stream is `message_start`, then each content block as `content_block_start` → deltas →
+`content_block_stop` (a `ping` after the first start, as real servers send), `message_delta` with the stop
+reason and the cumulative usage, and `message_stop`. Every frame carries an `event:` line: the Anthropic
+SDKs route on it. The non-stream message is the fold of those events.
+
+Ids are `msg_01…` / `toolu_01…` + 22 base-62 characters derived from the answer's `id_seed`. Thinking
+blocks come first and carry their signature; in a stream the signature arrives as one `signature_delta`
+right before the block stops. Requests authenticate with `x-api-key` or `Authorization: Bearer`; any
+`anthropic-version` is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import RequestError
+from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ..seeding import derive_seed, token_from_seed
+from .anthropic_messages_input import decode_messages_request
+from .base import Frame
+from .openai_responses import dumps, private_headers
+from .sse import chunk_text
+
+__all__ = [
+    "ERROR_TYPES",
+    "MessagesCodec",
+    "anthropic_error_type",
+    "anthropic_models_page",
+    "anthropic_request_id",
+]
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+"""HTTP status -> `error.type`, as the Anthropic SDKs map them to exception classes (WIRE.md §4.5)."""
+
+_MESSAGES = {
+    "invalid_request_error": "Invalid request.",
+    "authentication_error": "invalid x-api-key",
+    "billing_error": "Your credit balance is too low to access the Anthropic API.",
+    "permission_error": "Your API key does not have permission to use the specified resource.",
+    "not_found_error": "The requested resource could not be found.",
+    "request_too_large": "Request exceeds the maximum allowed number of bytes.",
+    "rate_limit_error": "Number of request tokens has exceeded your per-minute rate limit.",
+    "api_error": "Internal server error",
+    "timeout_error": "Request timed out.",
+    "overloaded_error": "Overloaded",
+}
+_KNOWN_TYPES = frozenset(_MESSAGES)
+_STOP_REASONS = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "content_filter": "refusal",
+}
+_DEFAULT_FAULT_MESSAGE = Fault.model_fields["message"].default
+_MODEL_CREATED_AT = "2025-02-19T00:00:00Z"
+
+Event = dict[str, Any]
+
+
+def anthropic_error_type(status: int) -> str:
+    return ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+
+
+def anthropic_request_id(seed: int) -> str:
+    """A request id in Anthropic's form (`req_011C…`), derived from a seed."""
+    return "req_011C" + token_from_seed(derive_seed(seed, "anthropic-request"), 20)
+
+
+def anthropic_models_page(models: Sequence[str], params: Mapping[str, str]) -> dict[str, Any]:
+    """`GET /v1/models` in Anthropic's paginated list shape (`before_id` / `after_id` / `limit`)."""
+    ids = list(dict.fromkeys(models))
+    if params.get("after_id") in ids:
+        ids = ids[ids.index(params["after_id"]) + 1 :]
+    if params.get("before_id") in ids:
+        ids = ids[: ids.index(params["before_id"])]
+    try:
+        limit = max(1, min(1000, int(params.get("limit", "20"))))
+    except ValueError:
+        raise RequestError("limit: Input should be a valid integer", "limit") from None
+    page = ids[:limit]
+    data = [
+        {
+            "type": "model",
+            "id": m,
+            "display_name": m.replace("-", " ").title(),
+            "created_at": _MODEL_CREATED_AT,
+            "lifecycle": "active",
+        }
+        for m in page
+    ]
+    return {
+        "data": data,
+        "has_more": len(ids) > limit,
+        "first_id": page[0] if page else None,
+        "last_id": page[-1] if page else None,
+    }
+
+
+class MessagesCodec:
+    """The Anthropic Messages wire format."""
+
+    api: ApiKind = "messages"
+
+    def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
+        return ModelRequest(**decode_messages_request(body, private_headers(headers)))
+
+    def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
+        message = _message(output, _blocks(output), _stop_reason(output))
+        message["usage"] = _usage(output, output.usage.completion_tokens)
+        return message
+
+    def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
+        events = self.events(output, request)
+        last = len(events) - 1
+        return [Frame(dumps(e), e["type"], i == last) for i, e in enumerate(events)]
+
+    def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
+        """The healthy stream's payloads; the last one (`message_stop`) is the terminal event."""
+        start = _message(output, [], None)
+        start["usage"] = _usage(output, min(1, output.usage.completion_tokens))
+        events: list[Event] = [{"type": "message_start", "message": start}]
+        chunk = output.stream.chunk_chars
+        for index, block in enumerate(_blocks(output)):
+            events.extend(_block_events(block, index, chunk))
+            if index == 0:
+                events.insert(2, {"type": "ping"})
+        usage = _usage(output, output.usage.completion_tokens)
+        usage.pop("service_tier")
+        events.append(
+            {"type": "message_delta", "delta": {"stop_reason": _stop_reason(output), "stop_sequence": None},
+             "usage": usage}
+        )  # fmt: skip
+        events.append({"type": "message_stop"})
+        return events
+
+    def error_frames(
+        self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
+    ) -> list[Frame]:
+        message = "Overloaded" if fault.message == _DEFAULT_FAULT_MESSAGE else fault.message
+        payload = {"type": "error", "error": {"type": "overloaded_error", "message": message},
+                   "request_id": anthropic_request_id(output.id_seed)}  # fmt: skip
+        return [Frame(dumps(payload), "error")]
+
+    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
+        if isinstance(error, ErrorSpec) and error.body is not None:
+            return dict(error.body)
+        etype = anthropic_error_type(status)
+        if isinstance(error, ErrorSpec) and error.type in _KNOWN_TYPES:
+            etype = error.type
+        message = error.message or _MESSAGES[etype]
+        return {"type": "error", "error": {"type": etype, "message": message}, "request_id": None}
+
+    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
+        """Headers the Anthropic SDKs read, besides the generic ones (`request-id` -> `_request_id`)."""
+        return {"request-id": request_id, "anthropic-organization-id": "synthgpt"}
+
+
+# ------------------------------------------------------------------------------------------------ blocks
+
+
+def _tool_input(arguments: str) -> tuple[dict[str, Any], str]:
+    """The tool input object and the JSON text streamed for it; Anthropic inputs are always objects."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        value = {"raw": arguments}
+    if isinstance(value, dict):
+        return value, arguments
+    wrapped = {"value": value}
+    return wrapped, dumps(wrapped)
+
+
+def _blocks(output: ModelOutput) -> list[dict[str, Any]]:
+    """Final content blocks with, under the private key `_json`, a tool input's streamed text."""
+    seed = output.id_seed
+    blocks: list[dict[str, Any]] = []
+    for index, part in enumerate(output.parts):
+        if isinstance(part, ReasoningPart):
+            signature = part.signature or token_from_seed(derive_seed(seed, "signature", index), 64)
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": signature})
+        elif isinstance(part, TextOut):
+            if blocks and blocks[-1]["type"] == "text":  # adjacent text parts read as one block
+                blocks[-1]["text"] += part.text
+            else:
+                blocks.append({"type": "text", "text": part.text})
+        else:
+            value, text = _tool_input(part.arguments)
+            tool_id = "toolu_01" + token_from_seed(derive_seed(seed, "toolu", index), 22)
+            blocks.append(
+                {"type": "tool_use", "id": tool_id, "name": part.name, "input": value, "_json": text}
+            )
+    if not blocks:
+        blocks.append({"type": "text", "text": ""})
+    return blocks
+
+
+def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
+    kind = block["type"]
+    out: list[Event] = []
+    if kind == "thinking":
+        out.append(_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
+        out.extend(
+            _delta(index, {"type": "thinking_delta", "thinking": d})
+            for d in chunk_text(block["thinking"], chunk)
+        )
+        out.append(_delta(index, {"type": "signature_delta", "signature": block["signature"]}))
+    elif kind == "text":
+        out.append(_start(index, {"type": "text", "text": ""}))
+        out.extend(_delta(index, {"type": "text_delta", "text": d}) for d in chunk_text(block["text"], chunk))
+    else:
+        text = block.pop("_json")
+        out.append(_start(index, {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}))
+        out.extend(
+            _delta(index, {"type": "input_json_delta", "partial_json": d}) for d in chunk_text(text, chunk)
+        )
+    out.append({"type": "content_block_stop", "index": index})
+    return out
+
+
+def _start(index: int, block: dict[str, Any]) -> Event:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> Event:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+# ----------------------------------------------------------------------------------------------- message
+
+
+def _stop_reason(output: ModelOutput) -> str:
+    reason = _STOP_REASONS[output.finish_reason]
+    if reason == "tool_use" and not output.tool_calls:
+        return "end_turn"
+    return reason
+
+
+def _message(output: ModelOutput, blocks: list[dict[str, Any]], stop_reason: str | None) -> dict[str, Any]:
+    for b in blocks:
+        b.pop("_json", None)
+    return {
+        "id": "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22),
+        "type": "message",
+        "role": "assistant",
+        "model": output.model,
+        "content": blocks,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+    }
+
+
+def _usage(output: ModelOutput, output_tokens: int) -> dict[str, Any]:
+    usage = output.usage
+    return {
+        "input_tokens": usage.prompt_tokens - usage.cached_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": usage.cached_tokens,
+        "output_tokens": output_tokens,
+        "service_tier": "standard",
+    }

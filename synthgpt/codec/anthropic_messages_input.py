@@ -1,0 +1,257 @@
+"""Decoding an Anthropic Messages request body (`POST /v1/messages`) into the neutral request: WIRE.md §4.2.
+
+Errors read like the real API's (`max_tokens: Field required`, `messages.0.role: …`): the dotted path of
+the offending field, then what is wrong with it; the path is also the RequestError's `param`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import RequestError
+from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+
+__all__ = ["decode_messages_request"]
+
+_PASSED_THROUGH = ("metadata", "service_tier", "stop_sequences", "temperature", "top_k", "top_p", "container")
+_TEXT_BLOCKS = ("text",)
+_SKIPPED_BLOCKS = frozenset(
+    {"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+     "code_execution_tool_result", "container_upload"}
+)  # fmt: skip
+_MIN_THINKING_BUDGET = 1024
+
+
+def _fail(param: str, message: str) -> RequestError:
+    return RequestError(f"{param}: {message}", param)
+
+
+def _need(body: Mapping[str, Any], key: str, kind: type, what: str, prefix: str = "") -> Any:
+    param = prefix + key
+    if key not in body:
+        raise _fail(param, "Field required")
+    value = body[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _fail(param, f"Input should be {what}")
+    return value
+
+
+def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The keyword arguments of the ModelRequest a Messages body asks for."""
+    if not isinstance(body, dict):
+        raise RequestError("The request body must be a JSON object.", None)
+    model = _need(body, "model", str, "a valid string")
+    max_tokens = _need(body, "max_tokens", int, "a valid integer")
+    if max_tokens < 1:
+        raise _fail("max_tokens", "Input should be greater than or equal to 1")
+    raw_messages = _need(body, "messages", list, "a valid list")
+    if not raw_messages:
+        raise _fail("messages", "at least one message is required")
+    messages: list[Message] = []
+    system = body.get("system")
+    if system is not None:
+        messages.append(Message(role="system", content=_system_text(system)))
+    names: dict[str, str] = {}
+    for i, raw in enumerate(raw_messages):
+        messages.extend(_message(raw, i, names))
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise _fail("stream", "Input should be a valid boolean")
+    tool_choice, parallel = _tool_choice(body.get("tool_choice"))
+    return {
+        "api": "messages",
+        "model": model,
+        "messages": tuple(messages),
+        "tools": _tools(body.get("tools")),
+        "tool_choice": tool_choice,
+        "parallel_tool_calls": parallel,
+        "response_schema": _schema(body),
+        "max_output_tokens": max_tokens,
+        "stream": stream,
+        "reasoning": _thinking(body.get("thinking"), max_tokens),
+        "headers": headers,
+        "extra": {k: body[k] for k in _PASSED_THROUGH if k in body},
+    }
+
+
+def _system_text(system: Any) -> str:
+    if isinstance(system, str):
+        return system
+    if not isinstance(system, list):
+        raise _fail("system", "Input should be a valid string or a list of text blocks")
+    texts = []
+    for j, block in enumerate(system):
+        if (
+            not isinstance(block, dict)
+            or block.get("type") != "text"
+            or not isinstance(block.get("text"), str)
+        ):
+            raise _fail(f"system.{j}", "Input should be a text block with a string 'text'")
+        texts.append(block["text"])
+    return "\n".join(texts)
+
+
+def _message(raw: Any, i: int, names: dict[str, str]) -> list[Message]:
+    """One wire message as neutral messages: a user turn's tool results come out as `tool` messages."""
+    param = f"messages.{i}"
+    if not isinstance(raw, dict):
+        raise _fail(param, "Input should be a valid dictionary")
+    role = raw.get("role")
+    if role not in ("user", "assistant"):
+        raise _fail(f"{param}.role", "Input should be 'user' or 'assistant'")
+    content = raw.get("content")
+    if isinstance(content, str):
+        return [Message(role=role, content=content)]
+    if not isinstance(content, list):
+        raise _fail(f"{param}.content", "Input should be a valid string or a list of content blocks")
+    parts: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    results: list[Message] = []
+    for j, block in enumerate(content):
+        bparam = f"{param}.content.{j}"
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise _fail(bparam, "Input should be a content block with a 'type'")
+        kind = block["type"]
+        if kind in _TEXT_BLOCKS:
+            if not isinstance(block.get("text"), str):
+                raise _fail(f"{bparam}.text", "Field required")
+            parts.append({"type": "text", "text": block["text"]})
+        elif kind == "tool_use":
+            call = _tool_use(block, bparam)
+            names[call.id] = call.name
+            calls.append(call)
+        elif kind == "tool_result":
+            results.append(_tool_result(block, bparam, names))
+        elif kind in _SKIPPED_BLOCKS:
+            continue
+        else:  # image, document, search_result, …: kept as a non-text part
+            parts.append({"type": kind})
+    if role == "assistant":
+        return [Message(role="assistant", content=parts, tool_calls=tuple(calls))]
+    if calls:
+        raise _fail(param, "tool_use blocks can only appear in assistant messages")
+    out = list(results)
+    if parts or not results:
+        out.append(Message(role="user", content=parts))
+    return out
+
+
+def _tool_use(block: Mapping[str, Any], param: str) -> ToolCall:
+    for key in ("id", "name"):
+        if not isinstance(block.get(key), str):
+            raise _fail(f"{param}.{key}", "Field required")
+    args = block.get("input", {})
+    if not isinstance(args, dict):
+        raise _fail(f"{param}.input", "Input should be a valid dictionary")
+    return ToolCall(id=block["id"], name=block["name"], arguments=json.dumps(args, separators=(",", ":")))
+
+
+def _tool_result(block: Mapping[str, Any], param: str, names: Mapping[str, str]) -> Message:
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str):
+        raise _fail(f"{param}.tool_use_id", "Field required")
+    content = block.get("content", "")
+    if isinstance(content, list):
+        texts = []
+        for k, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise _fail(f"{param}.content.{k}", "Input should be a content block")
+            if part.get("type") == "text":
+                texts.append(str(part.get("text", "")))
+        content = "\n".join(texts)
+    elif not isinstance(content, str):
+        raise _fail(f"{param}.content", "Input should be a valid string or a list of content blocks")
+    return Message(
+        role="tool", content=content, tool_call_id=call_id, name=names.get(call_id),
+        is_error=bool(block.get("is_error", False)),
+    )  # fmt: skip
+
+
+def _tools(value: Any) -> tuple[Tool, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _fail("tools", "Input should be a valid list")
+    tools = []
+    for i, t in enumerate(value):
+        if not isinstance(t, dict):
+            raise _fail(f"tools.{i}", "Input should be a valid dictionary")
+        if "input_schema" not in t and t.get("type") not in (None, "custom"):
+            continue  # a server tool (web search, code execution, …): the provider runs it, not the caller
+        if not isinstance(t.get("name"), str):
+            raise _fail(f"tools.{i}.name", "Field required")
+        schema = t.get("input_schema")
+        if not isinstance(schema, dict):
+            raise _fail(f"tools.{i}.input_schema", "Field required")
+        try:
+            tools.append(
+                Tool(name=t["name"], description=t.get("description") or "", parameters=schema,
+                     strict=bool(t.get("strict", False)))
+            )  # fmt: skip
+        except ValidationError as exc:
+            raise _fail(f"tools.{i}", exc.errors()[0]["msg"]) from None
+    return tuple(tools)
+
+
+def _tool_choice(value: Any) -> tuple[ToolChoice, bool]:
+    if value is None:
+        return ToolChoice(), True
+    if not isinstance(value, dict):
+        raise _fail("tool_choice", "Input should be a valid dictionary")
+    parallel = not value.get("disable_parallel_tool_use", False)
+    kind = value.get("type")
+    if kind == "auto":
+        return ToolChoice(mode="auto"), parallel
+    if kind == "any":
+        return ToolChoice(mode="required"), parallel
+    if kind == "none":
+        return ToolChoice(mode="none"), parallel
+    if kind == "tool":
+        if not isinstance(value.get("name"), str):
+            raise _fail("tool_choice.name", "Field required")
+        return ToolChoice(mode="named", name=value["name"]), parallel
+    raise _fail("tool_choice.type", "Input should be 'auto', 'any', 'tool' or 'none'")
+
+
+def _thinking(value: Any, max_tokens: int) -> ReasoningRequest | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _fail("thinking", "Input should be a valid dictionary")
+    kind = value.get("type")
+    if kind == "disabled":
+        return None
+    if kind == "adaptive":
+        return ReasoningRequest(effort="adaptive", summary=value.get("display"))
+    if kind != "enabled":
+        raise _fail("thinking.type", "Input should be 'enabled', 'adaptive' or 'disabled'")
+    budget = value.get("budget_tokens")
+    if not isinstance(budget, int) or isinstance(budget, bool):
+        raise _fail("thinking.enabled.budget_tokens", "Field required")
+    if budget < _MIN_THINKING_BUDGET:
+        raise _fail(
+            "thinking.enabled.budget_tokens",
+            f"Input should be greater than or equal to {_MIN_THINKING_BUDGET}",
+        )
+    if budget >= max_tokens:
+        raise RequestError("`max_tokens` must be greater than `thinking.budget_tokens`.", "max_tokens")
+    return ReasoningRequest(budget_tokens=budget, summary=value.get("display"))
+
+
+def _schema(body: Mapping[str, Any]) -> ResponseSchema | None:
+    """Structured outputs: `output_config.format` (and the older beta `output_format`)."""
+    config = body.get("output_config")
+    fmt = config.get("format") if isinstance(config, dict) else body.get("output_format")
+    if fmt is None:
+        return None
+    if (
+        not isinstance(fmt, dict)
+        or fmt.get("type") != "json_schema"
+        or not isinstance(fmt.get("schema"), dict)
+    ):
+        raise _fail("output_config.format", "Input should be {'type': 'json_schema', 'schema': {...}}")
+    return ResponseSchema(kind="json_schema", name="output", schema_=fmt["schema"], strict=True)

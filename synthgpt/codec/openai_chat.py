@@ -1,0 +1,204 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`): the non-stream body and the chunk stream.
+
+Both come from one event sequence: per choice, the deltas a stream would send (`choice_deltas`). The
+stream renders each delta as a `chat.completion.chunk`; the non-stream body is their fold (`fold_deltas`),
+computed with the text in one piece. So stream and non-stream carry the same text and tool calls.
+
+Wire rules followed (WIRE.md §2.3): every chunk repeats id/created/model/system_fingerprint; `role` only
+in the first delta of a choice; a tool call's `id`/`type`/`name` only in its first delta, later deltas
+carry `index` and argument fragments; calls are emitted in index order; one finish chunk per choice;
+with n > 1 the choices are interleaved one delta at a time, choice 0 first; with
+`stream_options.include_usage` a `choices: []` usage chunk comes last, then `data: [DONE]`.
+Reasoning has no place on this wire: it only shows in `usage.completion_tokens_details.reasoning_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import RequestError
+from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
+from ..seeding import derive_seed, token_from_seed
+from .base import Frame
+from .errors import openai_error_body
+from .openai_chat_request import decode_chat_request
+from .sse import chunk_text
+
+__all__ = [
+    "ChatCodec",
+    "choice_deltas",
+    "completion_id",
+    "fold_deltas",
+    "openai_response_headers",
+    "system_fingerprint",
+    "usage_body",
+]
+
+_HEX = "0123456789abcdef"
+DONE = Frame("[DONE]", terminal=True)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def completion_id(output: ModelOutput) -> str:
+    return "chatcmpl-" + token_from_seed(derive_seed(output.id_seed, "chatcmpl"), 29)
+
+
+def system_fingerprint(model: str) -> str:
+    """Stable per model name, as a real deployment's fingerprint is stable per configuration."""
+    return "fp_" + token_from_seed(derive_seed("system_fingerprint", model), 10, _HEX)
+
+
+def usage_body(usage: Usage) -> dict[str, Any]:
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": usage.reasoning_tokens,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def openai_response_headers(request_id: str, processing_ms: int) -> dict[str, str]:
+    """The headers every OpenAI answer carries (SDKs expose `x-request-id` as `_request_id`)."""
+    return {
+        "x-request-id": request_id,
+        "openai-processing-ms": str(processing_ms),
+        "openai-version": "2020-10-01",
+    }
+
+
+def choice_deltas(choice: Choice, chunk_chars: int | None) -> list[dict[str, Any]]:
+    """The deltas of one choice, in wire order, without the finish (that is `choice.finish_reason`).
+
+    `chunk_chars=None` keeps each text and each argument string in one piece (the non-stream form).
+    """
+    text = choice.text
+    calls = choice.tool_calls
+    first: dict[str, Any] = {"role": "assistant", "content": "" if text or not calls else None}
+    deltas = [first]
+    if text:
+        deltas += [{"content": p} for p in (chunk_text(text, chunk_chars) if chunk_chars else [text])]
+    for k, call in enumerate(calls):
+        fn = {"name": call.name, "arguments": ""}
+        start = {"index": k, "id": call.id, "type": "function", "function": fn}
+        if k == 0 and not text:
+            first["tool_calls"] = [start]  # a pure tool answer opens with role and call 0 together
+        else:
+            deltas.append({"tool_calls": [start]})
+        args = chunk_text(call.arguments, chunk_chars) if chunk_chars else [call.arguments]
+        deltas += [{"tool_calls": [{"index": k, "function": {"arguments": a}}]} for a in args if a]
+    first["refusal"] = None
+    return deltas
+
+
+def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    """The assistant message a client assembles from `deltas` (strings concatenated, calls by index)."""
+    content: str | None = None
+    calls: list[dict[str, Any]] = []
+    for d in deltas:
+        if d.get("content") is not None:
+            content = (content or "") + d["content"]
+        for tc in d.get("tool_calls", ()):
+            k = tc["index"]
+            if k == len(calls):
+                calls.append(
+                    {
+                        "id": tc["id"],
+                        "type": tc["type"],
+                        "function": {"name": tc["function"]["name"], "arguments": ""},
+                    }
+                )
+            calls[k]["function"]["arguments"] += tc["function"].get("arguments", "")
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+class ChatCodec:
+    """The Chat Completions wire format (a `WireCodec`)."""
+
+    api: ApiKind = "chat"
+
+    def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
+        return decode_chat_request(body, headers, params)
+
+    def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
+        choices = [
+            {
+                "index": i,
+                "message": fold_deltas(choice_deltas(choice, None)),
+                "logprobs": None,
+                "finish_reason": choice.finish_reason,
+            }
+            for i, choice in enumerate(output.choices)
+        ]
+        return {
+            "id": completion_id(output),
+            "object": "chat.completion",
+            "created": output.created,
+            "model": output.model,
+            "choices": choices,
+            "usage": usage_body(output.usage),
+            "service_tier": "default",
+            "system_fingerprint": system_fingerprint(output.model),
+        }
+
+    def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
+        # The envelope is the same for every chunk: render it once, dump only each choice.
+        head = (
+            '{"id":'
+            + dumps(completion_id(output))
+            + ',"object":"chat.completion.chunk","created":'
+            + str(output.created)
+            + ',"model":'
+            + dumps(output.model)
+            + ',"service_tier":"default"'
+            + ',"system_fingerprint":'
+            + dumps(system_fingerprint(output.model))
+            + ',"choices":['
+        )
+        per_choice = [
+            [
+                *(
+                    f'{{"index":{i},"delta":{dumps(d)},"logprobs":null,"finish_reason":null}}'
+                    for d in choice_deltas(choice, output.stream.chunk_chars)
+                ),
+                f'{{"index":{i},"delta":{{}},"logprobs":null,"finish_reason":{dumps(choice.finish_reason)}}}',
+            ]
+            for i, choice in enumerate(output.choices)
+        ]
+        frames = []
+        for step in range(max(len(c) for c in per_choice)):
+            for chunks in per_choice:
+                if step < len(chunks):
+                    frames.append(Frame(head + chunks[step] + "]}"))
+        if request.stream_options.get("include_usage"):
+            frames.append(Frame(head + '],"usage":' + dumps(usage_body(output.usage)) + "}"))
+        frames.append(DONE)
+        return frames
+
+    def error_frames(
+        self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
+    ) -> list[Frame]:
+        # The SDKs raise APIError on any data object with an "error" key.
+        spec = ErrorSpec(status=500, message=fault.message, type="server_error")
+        body = openai_error_body(spec, 500)
+        body["error"]["code"] = None
+        return [Frame(dumps(body))]
+
+    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
+        return openai_error_body(error, status)
+
+    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
+        return openai_response_headers(request_id, processing_ms)

@@ -1,0 +1,390 @@
+"""Decoding a Chat Completions request body (WIRE.md §2.1) into the neutral ModelRequest.
+
+Every check raises RequestError with `param` set to the offending field, worded like the OpenAI API
+("Invalid type for 'messages[0].content': expected …, but got … instead."), so SDKs surface a
+BadRequestError that says exactly what to fix. Unknown top-level fields are kept in `extra` rather than
+refused: SDKs add new fields faster than any mock can list them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import RequestError
+from ..model import ModelRequest
+
+__all__ = ["decode_chat_request", "type_name"]
+
+ROLES = ("system", "assistant", "user", "function", "tool", "developer")
+_PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+# Fields decoded into ModelRequest fields; everything else goes to `extra` verbatim.
+_HANDLED = frozenset(
+    {
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "response_format",
+        "stream",
+        "stream_options",
+        "n",
+        "max_tokens",
+        "max_completion_tokens",
+        "reasoning_effort",
+    }
+)
+
+
+def type_name(value: Any) -> str:
+    """How the OpenAI API names a JSON value's type in its error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a decimal"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _bad_type(param: str, expected: str, value: Any) -> RequestError:
+    return RequestError(
+        f"Invalid type for '{param}': expected {expected}, but got {type_name(value)} instead.", param
+    )
+
+
+def _missing(param: str) -> RequestError:
+    return RequestError(f"Missing required parameter: '{param}'.", param)
+
+
+def _bad_value(param: str, value: Any, supported: tuple[str, ...]) -> RequestError:
+    listed = ", ".join(f"'{s}'" for s in supported[:-1]) + f", and '{supported[-1]}'"
+    return RequestError(f"Invalid value: '{value}'. Supported values are: {listed}.", param)
+
+
+def _string(body: Mapping[str, Any], key: str, param: str, *, required: bool = False) -> str | None:
+    if key not in body or body[key] is None:
+        if required:
+            raise _missing(param)
+        return None
+    value = body[key]
+    if not isinstance(value, str):
+        raise _bad_type(param, "a string", value)
+    return value
+
+
+def _boolean(body: Mapping[str, Any], key: str) -> bool | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise _bad_type(key, "a boolean", value)
+    return value
+
+
+def _integer(body: Mapping[str, Any], key: str, lo: int | None = None, hi: int | None = None) -> int | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _bad_type(key, "an integer", value)
+    if lo is not None and value < lo:
+        raise RequestError(
+            f"Invalid '{key}': integer below minimum value. Expected a value >= {lo}, "
+            f"but got {value} instead.",
+            key,
+        )
+    if hi is not None and value > hi:
+        raise RequestError(
+            f"Invalid '{key}': integer above maximum value. Expected a value <= {hi}, "
+            f"but got {value} instead.",
+            key,
+        )
+    return value
+
+
+def _number(body: Mapping[str, Any], key: str, lo: float, hi: float) -> None:
+    value = body.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _bad_type(key, "a number", value)
+    if not lo <= value <= hi:
+        raise RequestError(
+            f"Invalid '{key}': expected a value between {lo:g} and {hi:g}, but got {value} instead.", key
+        )
+
+
+def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
+    content = msg.get("content")
+    if content is None:
+        if role in ("assistant", "function"):
+            return None
+        raise _missing(f"{param}.content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise _bad_type(f"{param}.content", "one of a string or array of objects", content)
+    for j, part in enumerate(content):
+        pp = f"{param}.content[{j}]"
+        if not isinstance(part, dict):
+            raise _bad_type(pp, "an object", part)
+        ptype = part.get("type")
+        if ptype is None:
+            raise _missing(f"{pp}.type")
+        if ptype not in _PART_TYPES:
+            raise _bad_value(f"{pp}.type", ptype, _PART_TYPES)
+        if ptype == "text" and "text" not in part:
+            raise _missing(f"{pp}.text")
+        if ptype == "text" and not isinstance(part["text"], str):
+            raise _bad_type(f"{pp}.text", "a string", part["text"])
+    return content
+
+
+def _tool_calls(msg: Mapping[str, Any], param: str) -> list[dict[str, Any]]:
+    calls = msg.get("tool_calls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise _bad_type(f"{param}.tool_calls", "an array of objects", calls)
+    out = []
+    for k, call in enumerate(calls):
+        cp = f"{param}.tool_calls[{k}]"
+        if not isinstance(call, dict):
+            raise _bad_type(cp, "an object", call)
+        call_id = _string(call, "id", f"{cp}.id", required=True)
+        fn = call.get("function")
+        if not isinstance(fn, dict):
+            raise _missing(f"{cp}.function") if fn is None else _bad_type(f"{cp}.function", "an object", fn)
+        name = _string(fn, "name", f"{cp}.function.name", required=True)
+        arguments = _string(fn, "arguments", f"{cp}.function.arguments", required=True)
+        out.append({"id": call_id, "name": name, "arguments": arguments})
+    return out
+
+
+def _message(msg: Any, i: int) -> dict[str, Any]:
+    param = f"messages[{i}]"
+    if not isinstance(msg, dict):
+        raise _bad_type(param, "an object", msg)
+    role = msg.get("role")
+    if role is None:
+        raise _missing(f"{param}.role")
+    if role not in ROLES:
+        raise _bad_value(f"{param}.role", role, ROLES)
+    out: dict[str, Any] = {"role": role, "content": _content(msg, param, role)}
+    name = _string(msg, "name", f"{param}.name")
+    if name is not None:
+        out["name"] = name
+    if role == "assistant":
+        out["tool_calls"] = _tool_calls(msg, param)
+    elif role == "tool":
+        out["tool_call_id"] = _string(msg, "tool_call_id", f"{param}.tool_call_id", required=True)
+    elif role == "function":  # the deprecated form of a tool result: the function's name links it
+        if name is None:
+            raise _missing(f"{param}.name")
+        out.update(role="tool", tool_call_id=name)
+    return out
+
+
+def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    tools = body.get("tools")
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise _bad_type("tools", "an array of objects", tools)
+    out = []
+    for i, tool in enumerate(tools):
+        tp = f"tools[{i}]"
+        if not isinstance(tool, dict):
+            raise _bad_type(tp, "an object", tool)
+        ttype = tool.get("type", "function")
+        if ttype == "custom":
+            continue  # free-form tools take text, not JSON: answered as if not declared
+        if ttype != "function":
+            raise _bad_value(f"{tp}.type", ttype, ("function", "custom"))
+        fn = tool.get("function")
+        if not isinstance(fn, dict):
+            raise _missing(f"{tp}.function") if fn is None else _bad_type(f"{tp}.function", "an object", fn)
+        name = _string(fn, "name", f"{tp}.function.name", required=True)
+        assert name is not None
+        if not _NAME.match(name):
+            raise RequestError(
+                f"Invalid '{tp}.function.name': string does not match pattern. Expected a string that "
+                "matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.",
+                f"{tp}.function.name",
+            )
+        description = _string(fn, "description", f"{tp}.function.description")
+        params = fn.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise _bad_type(f"{tp}.function.parameters", "an object", params)
+        strict = fn.get("strict")
+        if strict is not None and not isinstance(strict, bool):
+            raise _bad_type(f"{tp}.function.strict", "a boolean", strict)
+        out.append({"name": name, "description": description, "parameters": params, "strict": strict})
+    return out
+
+
+def _tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> Any:
+    choice = body.get("tool_choice")
+    if choice is None:
+        return None
+    if not tools and "tools" not in body:
+        raise RequestError(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+            "tool_choice",
+        )
+    if isinstance(choice, str):
+        if choice not in ("none", "auto", "required"):
+            raise _bad_value("tool_choice", choice, ("none", "auto", "required"))
+        return choice
+    if not isinstance(choice, dict):
+        raise _bad_type("tool_choice", "one of a string or object", choice)
+    ctype = choice.get("type")
+    if ctype == "allowed_tools":
+        mode = (choice.get("allowed_tools") or {}).get("mode", "auto")
+        if mode not in ("auto", "required"):
+            raise _bad_value("tool_choice.allowed_tools.mode", mode, ("auto", "required"))
+        return mode
+    if ctype not in ("function", "custom"):
+        raise _bad_value("tool_choice.type", ctype, ("function", "custom", "allowed_tools"))
+    inner = choice.get(ctype)
+    if not isinstance(inner, dict):
+        raise _missing(f"tool_choice.{ctype}")
+    name = _string(inner, "name", f"tool_choice.{ctype}.name", required=True)
+    if ctype == "function" and not any(t["name"] == name for t in tools):
+        raise RequestError(
+            f"Invalid value for 'tool_choice': no function named '{name}' is declared in 'tools'.",
+            "tool_choice",
+        )
+    return {"mode": "named", "name": name}
+
+
+def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    rf = body.get("response_format")
+    if rf is None:
+        return None
+    if not isinstance(rf, dict):
+        raise _bad_type("response_format", "an object", rf)
+    rtype = rf.get("type")
+    if rtype is None:
+        raise _missing("response_format.type")
+    if rtype == "text":
+        return None
+    if rtype == "json_object":
+        return {"kind": "json_object"}
+    if rtype != "json_schema":
+        raise _bad_value("response_format.type", rtype, ("text", "json_object", "json_schema"))
+    js = rf.get("json_schema")
+    if not isinstance(js, dict):
+        raise (
+            _missing("response_format.json_schema")
+            if js is None
+            else _bad_type("response_format.json_schema", "an object", js)
+        )
+    name = _string(js, "name", "response_format.json_schema.name", required=True)
+    schema = js.get("schema")
+    if schema is not None and not isinstance(schema, dict):
+        raise _bad_type("response_format.json_schema.schema", "an object", schema)
+    strict = js.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise _bad_type("response_format.json_schema.strict", "a boolean", strict)
+    return {"kind": "json_schema", "name": name, "schema": schema, "strict": bool(strict)}
+
+
+def _validate_extras(body: Mapping[str, Any]) -> None:
+    _number(body, "temperature", 0, 2)
+    _number(body, "top_p", 0, 1)
+    _number(body, "presence_penalty", -2, 2)
+    _number(body, "frequency_penalty", -2, 2)
+    logprobs = _boolean(body, "logprobs")
+    if _integer(body, "top_logprobs", 0, 20) is not None and not logprobs:
+        raise RequestError(
+            "Invalid value for 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.",
+            "top_logprobs",
+        )
+    _integer(body, "seed")
+    _boolean(body, "store")
+    _string(body, "user", "user")
+    stop = body.get("stop")
+    if stop is not None and not isinstance(stop, str):
+        if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
+            raise _bad_type("stop", "one of a string or array of strings", stop)
+        if len(stop) > 4:
+            raise RequestError(
+                "Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array "
+                f"with length {len(stop)} instead.",
+                "stop",
+            )
+    metadata = body.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise _bad_type("metadata", "an object", metadata)
+
+
+def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
+    """The neutral request for a Chat Completions body. `params` may hold the Azure `deployment`, which
+    stands in for a missing `model`."""
+    if not isinstance(body, dict):
+        raise RequestError(f"The request body must be a JSON object, but got {type_name(body)} instead.")
+    if body.get("model") is None and params.get("deployment"):
+        model: str | None = params["deployment"]
+    else:
+        model = _string(body, "model", "model")
+        if model is None:
+            raise RequestError("You must provide a model parameter.", "model")
+    messages = body.get("messages")
+    if messages is None:
+        raise _missing("messages")
+    if not isinstance(messages, list):
+        raise _bad_type("messages", "an array of objects", messages)
+    if not messages:
+        raise RequestError(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
+            "array instead.",
+            "messages",
+        )
+    tools = _tools(body)
+    stream = bool(_boolean(body, "stream"))
+    stream_options = body.get("stream_options")
+    if stream_options is not None:
+        if not isinstance(stream_options, dict):
+            raise _bad_type("stream_options", "an object", stream_options)
+        if not stream:
+            raise RequestError(
+                "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options"
+            )
+        if not isinstance(stream_options.get("include_usage", False), bool):
+            raise _bad_type("stream_options.include_usage", "a boolean", stream_options["include_usage"])
+    limit = _integer(body, "max_completion_tokens", 1)
+    legacy_limit = _integer(body, "max_tokens", 1)
+    effort = _string(body, "reasoning_effort", "reasoning_effort")
+    if effort is not None and effort not in _EFFORTS:
+        raise _bad_value("reasoning_effort", effort, _EFFORTS)
+    parallel = _boolean(body, "parallel_tool_calls")
+    _validate_extras(body)
+    neutral: dict[str, Any] = {
+        "api": "chat",
+        "model": model,
+        "messages": [_message(m, i) for i, m in enumerate(messages)],
+        "tools": tools,
+        "tool_choice": _tool_choice(body, tools),
+        "response_schema": _response_format(body),
+        "max_output_tokens": limit if limit is not None else legacy_limit,
+        "n": _integer(body, "n", 1, 128) or 1,
+        "stream": stream,
+        "stream_options": dict(stream_options or {}),
+        "parallel_tool_calls": True if parallel is None else parallel,
+        "reasoning": None if effort in (None, "none") else {"effort": effort},
+        "headers": dict(headers),
+        "extra": {k: v for k, v in body.items() if k not in _HANDLED},
+    }
+    return ModelRequest.from_dict(neutral)

@@ -1,0 +1,305 @@
+"""Decoding a Responses API request body (`POST /v1/responses`) into the neutral request.
+
+`input` is a string or a list of items: messages, replayed output items (`message` with `output_text`,
+`function_call`, `reasoning`) and `function_call_output` results. Items that carry no conversation
+(reasoning, item references, hosted-tool calls) are accepted and skipped, so a client replaying a whole
+history never gets a 400 for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import RequestError
+from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+
+__all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
+
+ECHOED = (
+    "background", "include", "instructions", "max_tool_calls", "metadata", "previous_response_id",
+    "prompt_cache_key", "safety_identifier", "service_tier", "store", "temperature", "text", "tool_choice",
+    "top_logprobs", "top_p", "truncation", "user",
+)  # fmt: skip
+"""Request fields kept verbatim in `ModelRequest.extra` because the response echoes them."""
+
+_INPUT_ROLES = ("user", "assistant", "system", "developer")
+_SKIPPED_ITEMS = frozenset(
+    {"reasoning", "item_reference", "web_search_call", "file_search_call", "computer_call",
+     "computer_call_output", "image_generation_call", "code_interpreter_call", "local_shell_call",
+     "local_shell_call_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "mcp_call",
+     "compaction"}
+)  # fmt: skip
+
+_TYPE_NAMES: dict[type, str] = {str: "a string", int: "an integer", bool: "a boolean", dict: "an object",
+                                list: "an array", float: "a number"}  # fmt: skip
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    for t, name in _TYPE_NAMES.items():
+        if isinstance(value, t):
+            return name
+    return "an unsupported value"
+
+
+def type_error(param: str, expected: str, value: Any) -> RequestError:
+    """OpenAI's wording for a field of the wrong type."""
+    return RequestError(
+        f"Invalid type for '{param}': expected {expected}, but got {_json_type(value)} instead.",
+        param,
+        code="invalid_type",
+    )
+
+
+def _text_of(value: Any, param: str) -> str:
+    """A string, or the text of a list of text parts (function_call_output may carry either)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        try:
+            return Message(role="tool", content=value).content
+        except ValidationError as exc:
+            raise RequestError(f"Invalid value for '{param}': {exc.errors()[0]['msg']}", param) from None
+    raise type_error(param, "a string or an array of content parts", value)
+
+
+def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]:
+    """The conversation carried by `input`, in order; `history` names the tools of earlier calls."""
+    if isinstance(value, str):
+        return [Message(role="user", content=value)]
+    if not isinstance(value, list):
+        raise type_error("input", "a string or an array of input items", value)
+    out: list[Message] = []
+    call_names = {c.id: c.name for msg in history for c in msg.tool_calls}
+    for i, item in enumerate(value):
+        param = f"input[{i}]"
+        if not isinstance(item, dict):
+            raise type_error(param, "an object", item)
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message":
+            out.append(_message(item, param))
+        elif kind == "function_call":
+            call = _function_call(item, param)
+            call_names[call.id] = call.name
+            last = out[-1] if out else None
+            if last is not None and last.role == "assistant":  # calls of one turn share one assistant message
+                out[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
+            else:
+                out.append(Message(role="assistant", tool_calls=(call,)))
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise RequestError(
+                    f"Missing required parameter: '{param}.call_id'.",
+                    f"{param}.call_id",
+                    code="missing_required_parameter",
+                )
+            if "output" not in item:
+                raise RequestError(
+                    f"Missing required parameter: '{param}.output'.",
+                    f"{param}.output",
+                    code="missing_required_parameter",
+                )
+            text = _text_of(item["output"], f"{param}.output")
+            out.append(Message(role="tool", content=text, tool_call_id=call_id, name=call_names.get(call_id)))
+        elif isinstance(kind, str) and (
+            kind in _SKIPPED_ITEMS or kind.endswith("_call") or kind.endswith("_output")
+        ):
+            continue
+        else:
+            raise RequestError(
+                f"Invalid value for '{param}.type': {kind!r} is not a supported input item type.",
+                f"{param}.type",
+                code="invalid_value",
+            )
+    return out
+
+
+def _message(item: Mapping[str, Any], param: str) -> Message:
+    role = item.get("role")
+    if role not in _INPUT_ROLES:
+        raise RequestError(
+            f"Invalid value for '{param}.role': expected one of {', '.join(_INPUT_ROLES)}, got {role!r}.",
+            f"{param}.role",
+            code="invalid_value",
+        )
+    content = item.get("content")
+    if not isinstance(content, str | list):
+        raise type_error(f"{param}.content", "a string or an array of content parts", content)
+    try:
+        return Message(role=role, content=content)
+    except ValidationError as exc:
+        raise RequestError(
+            f"Invalid value for '{param}.content': {exc.errors()[0]['msg'].removeprefix('Value error, ')}",
+            f"{param}.content",
+        ) from None
+
+
+def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
+    for key in ("call_id", "name"):
+        if not isinstance(item.get(key), str) or not item[key]:
+            raise RequestError(
+                f"Missing required parameter: '{param}.{key}'.",
+                f"{param}.{key}",
+                code="missing_required_parameter",
+            )
+    arguments = item.get("arguments", "{}")
+    if not isinstance(arguments, str):
+        raise type_error(f"{param}.arguments", "a string", arguments)
+    return ToolCall(id=item["call_id"], name=item["name"], arguments=arguments)
+
+
+def _tools(value: Any) -> tuple[Tool, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise type_error("tools", "an array", value)
+    tools: list[Tool] = []
+    for i, t in enumerate(value):
+        if not isinstance(t, dict):
+            raise type_error(f"tools[{i}]", "an object", t)
+        if t.get("type", "function") != "function":
+            continue  # hosted tools (web search, file search, …) are run by the provider, not the caller
+        if not isinstance(t.get("name"), str) or not t["name"]:
+            raise RequestError(
+                f"Missing required parameter: 'tools[{i}].name'.",
+                f"tools[{i}].name",
+                code="missing_required_parameter",
+            )
+        params = t.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise type_error(f"tools[{i}].parameters", "an object", params)
+        try:
+            tools.append(
+                Tool.model_validate({k: t.get(k) for k in ("name", "description", "parameters", "strict")})
+            )
+        except ValidationError as exc:
+            raise RequestError(
+                f"Invalid value for 'tools[{i}]': {exc.errors()[0]['msg']}", f"tools[{i}]"
+            ) from None
+    return tuple(tools)
+
+
+def _tool_choice(value: Any) -> ToolChoice:
+    if value is None:
+        return ToolChoice()
+    if isinstance(value, str):
+        if value not in ("auto", "none", "required"):
+            raise RequestError(
+                f"Invalid value for 'tool_choice': expected 'none', 'auto' or 'required', got {value!r}.",
+                "tool_choice",
+                code="invalid_value",
+            )
+        return ToolChoice(mode=value)
+    if not isinstance(value, dict):
+        raise type_error("tool_choice", "a string or an object", value)
+    if value.get("type") == "function":
+        if not isinstance(value.get("name"), str):
+            raise RequestError(
+                "Missing required parameter: 'tool_choice.name'.",
+                "tool_choice.name",
+                code="missing_required_parameter",
+            )
+        return ToolChoice(mode="named", name=value["name"])
+    if value.get("type") == "allowed_tools":
+        mode = value.get("mode", "auto")
+        return ToolChoice(mode="required" if mode == "required" else "auto")
+    return ToolChoice()  # a hosted tool forced: the caller's function tools are not called
+
+
+def _schema(text: Any) -> ResponseSchema | None:
+    if text is None:
+        return None
+    if not isinstance(text, dict):
+        raise type_error("text", "an object", text)
+    fmt = text.get("format")
+    if fmt is None:
+        return None
+    if not isinstance(fmt, dict):
+        raise type_error("text.format", "an object", fmt)
+    kind = fmt.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return ResponseSchema(kind="json_object")
+    if kind != "json_schema":
+        raise RequestError(
+            "Invalid value for 'text.format.type': expected 'text', 'json_object' or 'json_schema', "
+            f"got {kind!r}.",
+            "text.format.type",
+            code="invalid_value",
+        )
+    for key, expected in (("name", str), ("schema", dict)):
+        if key not in fmt:
+            raise RequestError(
+                f"Missing required parameter: 'text.format.{key}'.",
+                f"text.format.{key}",
+                code="missing_required_parameter",
+            )
+        if not isinstance(fmt[key], expected):
+            raise type_error(f"text.format.{key}", _TYPE_NAMES[expected], fmt[key])
+    return ResponseSchema(
+        kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
+    )
+
+
+def _reasoning(value: Any) -> ReasoningRequest | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise type_error("reasoning", "an object", value)
+    effort, summary = value.get("effort"), value.get("summary", value.get("generate_summary"))
+    if effort == "none":
+        return None
+    for key, v in (("effort", effort), ("summary", summary)):
+        if v is not None and not isinstance(v, str):
+            raise type_error(f"reasoning.{key}", "a string", v)
+    return ReasoningRequest(effort=effort, summary=summary)
+
+
+def _optional(body: Mapping[str, Any], key: str, kind: type, expected: str) -> Any:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise type_error(key, expected, value)
+    return value
+
+
+def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Every ModelRequest field a Responses body sets, except `messages` and `headers`."""
+    max_out = _optional(body, "max_output_tokens", int, "an integer")
+    if max_out is not None and max_out < 1:
+        raise RequestError(
+            "Invalid 'max_output_tokens': integer below minimum value. "
+            f"Expected a value >= 1, but got {max_out} instead.",
+            "max_output_tokens",
+            code="integer_below_min_value",
+        )
+    parallel = _optional(body, "parallel_tool_calls", bool, "a boolean")
+    stream = _optional(body, "stream", bool, "a boolean")
+    _optional(body, "store", bool, "a boolean")
+    _optional(body, "instructions", str, "a string")
+    _optional(body, "previous_response_id", str, "a string")
+    _optional(body, "metadata", dict, "an object")
+    return {
+        "tools": _tools(body.get("tools")),
+        "tool_choice": _tool_choice(body.get("tool_choice")),
+        "response_schema": _schema(body.get("text")),
+        "reasoning": _reasoning(body.get("reasoning")),
+        "max_output_tokens": max_out,
+        "parallel_tool_calls": True if parallel is None else parallel,
+        "stream": bool(stream),
+        "extra": {k: body[k] for k in ECHOED if k in body},
+    }
+
+
+def conversation_messages(messages: tuple[Message, ...], has_instructions: bool) -> tuple[Message, ...]:
+    """The messages a stored response carries forward: `instructions` are not carried over."""
+    return messages[1:] if has_instructions else messages

@@ -1,0 +1,54 @@
+"""Earlier Responses API answers, kept so `previous_response_id` can continue a conversation.
+
+One store per codec instance (so per app): never a module global, so two apps in one process do not see
+each other's conversations. Bounded, least recently used first out, safe across threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from ..model import Message
+
+__all__ = ["ResponseStore"]
+
+
+class ResponseStore:
+    """response id -> the conversation up to and including that response (instructions excluded)."""
+
+    def __init__(self, maxsize: int = 1000) -> None:
+        if maxsize < 1:
+            raise ValueError(f"ResponseStore maxsize must be >= 1, got {maxsize}")
+        self.maxsize = maxsize
+        self._items: OrderedDict[str, tuple[Message, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, response_id: str, conversation: tuple[Message, ...]) -> None:
+        with self._lock:
+            self._items[response_id] = conversation
+            self._items.move_to_end(response_id)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+
+    def get(self, response_id: str) -> tuple[Message, ...] | None:
+        with self._lock:
+            conversation = self._items.get(response_id)
+            if conversation is not None:
+                self._items.move_to_end(response_id)
+            return conversation
+
+    def __contains__(self, response_id: object) -> bool:
+        with self._lock:
+            return response_id in self._items
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __repr__(self) -> str:
+        return f"ResponseStore({len(self)}/{self.maxsize})"

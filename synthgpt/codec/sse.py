@@ -1,0 +1,293 @@
+"""The SSE layer every streaming API shares: faults, keep-alives, pacing and transport chunking.
+
+A wire module produces the healthy stream as a list of `Frame`s (one SSE event each). This module turns
+those frames plus the answer's `StreamPlan` into bytes, in two steps:
+
+1. `plan_wire(...)` decides *what* goes on the wire: which frames are sent (faults cut the stream or
+   replace a frame), where keep-alive comments go, how long to wait before each write and where the byte
+   stream is split (`wire_chunk_bytes`). It is a pure function of its arguments: the same answer gives
+   the same `WirePlan` in every process. Jitter comes from an RNG seeded with `output.id_seed`.
+2. `stream_bytes(...)` (async, for the server) or `iter_bytes(...)` (sync, for in-process transports)
+   performs the plan. Only they touch real time, and only to wait; content never depends on it.
+   A stream whose plan `aborts` ends by raising `StreamAborted` after its last write, which makes an ASGI
+   server drop the connection without the chunked-encoding terminator (a real network cut).
+
+When no write has to wait, every frame goes out in a single write: unpaced streams cost one `send`.
+
+`chunk_text(text, n)` is the shared way to cut text into deltas of `n` code points; it never splits a
+code point, a surrogate pair, or a character from the combining marks / joiners that follow it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import unicodedata
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ..model import Fault, ModelOutput, ModelRequest, StreamPlan
+from ..seeding import derive_seed
+from .base import Frame, WireCodec, render_frame
+
+__all__ = [
+    "KEEPALIVE",
+    "StreamAborted",
+    "WirePlan",
+    "Write",
+    "chunk_text",
+    "iter_bytes",
+    "malform",
+    "plan_wire",
+    "stream_bytes",
+]
+
+KEEPALIVE = b": ping\n\n"
+"""An SSE comment: every SDK skips it, proxies see traffic."""
+
+_ENDING_KINDS = ("disconnect", "truncate", "stream_error")
+
+
+class StreamAborted(Exception):
+    """Raised after the last write of a stream with a `disconnect` fault, so the server drops the connection.
+
+    Servers built by `synthgpt.server` do not log it as an error.
+    """
+
+    def __init__(self, frames_sent: int) -> None:
+        self.frames_sent = frames_sent
+        super().__init__(f"stream aborted on purpose after {frames_sent} frames (disconnect fault)")
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """Bytes to send after waiting `delay_ms`."""
+
+    data: bytes
+    delay_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class WirePlan:
+    """Everything that goes on the wire for one stream, in order."""
+
+    writes: tuple[Write, ...]
+    frames: tuple[Frame, ...]
+    """The frames actually sent (after faults), error frames included."""
+    aborts: bool = False
+    """End by dropping the connection (no terminator, no clean close)."""
+
+    @property
+    def data(self) -> bytes:
+        """All bytes, as a client that waited for the end would read them."""
+        return b"".join(w.data for w in self.writes)
+
+
+# -------------------------------------------------------------------------------------------- text deltas
+
+
+def _is_extender(ch: str) -> bool:
+    """A code point that belongs to the character before it (combining mark, joiner, variation selector…)."""
+    o = ord(ch)
+    if 0xDC00 <= o <= 0xDFFF:  # low surrogate: second half of a pair held in a str
+        return True
+    if o == 0x200D or 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF or 0xE0020 <= o <= 0xE007F:
+        return True
+    if 0x1F3FB <= o <= 0x1F3FF:  # emoji skin-tone modifiers
+        return True
+    return unicodedata.category(ch)[0] == "M"
+
+
+def _clusters(text: str) -> Iterator[str]:
+    """User-perceived characters, approximately: a base code point plus its extenders and ZWJ sequences.
+
+    Regional-indicator pairs (flags) stay together too. Cheap rather than a full UAX #29 implementation.
+    """
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        if 0x1F1E6 <= ord(text[i]) <= 0x1F1FF and j < n and 0x1F1E6 <= ord(text[j]) <= 0x1F1FF:
+            j += 1
+        while j < n:
+            # a joiner glues the next code point on, whatever it is
+            if text[j - 1] == "\u200d" or _is_extender(text[j]):
+                j += 1
+            else:
+                break
+        yield text[i:j]
+        i = j
+
+
+def chunk_text(text: str, n: int) -> list[str]:
+    """`text` cut into pieces of `n` code points, in order; their concatenation is `text`.
+
+    A piece is extended past `n` rather than split inside a cluster (a code point with its combining marks,
+    a ZWJ emoji sequence, a flag, a surrogate pair). The empty string gives no pieces.
+    """
+    if n < 1:
+        raise ValueError(f"chunk size must be >= 1, got {n}")
+    if text.isascii():
+        return [text[i : i + n] for i in range(0, len(text), n)]
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for cluster in _clusters(text):
+        current.append(cluster)
+        size += len(cluster)
+        if size >= n:
+            pieces.append("".join(current))
+            current, size = [], 0
+    if current:
+        pieces.append("".join(current))
+    return pieces
+
+
+# ----------------------------------------------------------------------------------------------- planning
+
+
+def malform(data: str) -> str:
+    """`data` made unparseable: its first half (a strict prefix of a JSON object is never valid JSON)."""
+    return data[: max(1, len(data) // 2)] if len(data) > 1 else "{"
+
+
+def _ending(plan: StreamPlan) -> Fault | None:
+    endings = [f for f in plan.faults if f.kind in _ENDING_KINDS]
+    return min(endings, key=lambda f: f.after) if endings else None  # min keeps the first of equal ones
+
+
+def plan_wire(
+    frames: Sequence[Frame],
+    plan: StreamPlan,
+    codec: WireCodec,
+    output: ModelOutput,
+    request: ModelRequest,
+) -> WirePlan:
+    """What to send for the healthy stream `frames` under `plan`.
+
+    Faults count frames (SSE events), never keep-alive comments, and never remove more than the terminal
+    frame: `after` is clamped so a fault always strikes before the terminator.
+    - disconnect(after=N): the first N frames, then the connection is dropped (`aborts`).
+    - truncate(after=N): the first N frames, then a clean close without terminator.
+    - stream_error(after=N): the first N frames, then `codec.error_frames(...)`, then a clean close.
+    - malformed(after=N): frame N (0-based) is sent as invalid JSON; the stream goes on.
+    - unknown_item: the wire module's business (it adds the frames itself); ignored here.
+    When several ending faults are given, the one with the smallest `after` wins.
+    """
+    sent = list(frames)
+    healthy_end = next((i for i, f in enumerate(sent) if f.terminal), len(sent))
+    for fault in plan.faults:
+        if fault.kind == "malformed" and healthy_end > 0:
+            i = min(fault.after, healthy_end - 1)
+            sent[i] = Frame(malform(sent[i].data), sent[i].event, False)
+    ending = _ending(plan)
+    aborts = False
+    if ending is not None:
+        keep = min(ending.after, healthy_end)
+        sent = sent[:keep]
+        if ending.kind == "stream_error":
+            sent.extend(codec.error_frames(ending, output, request, keep))
+        aborts = ending.kind == "disconnect"
+
+    delays = _delays(plan, len(sent), output.id_seed)
+    pieces: list[Write] = []
+    buf: list[bytes] = []
+    buf_delay = 0.0
+    for i, frame in enumerate(sent):
+        if delays[i] > 0 and buf:
+            pieces.append(Write(b"".join(buf), buf_delay))
+            buf = []
+        if not buf:
+            buf_delay = delays[i]
+        buf.append(render_frame(frame))
+        every = plan.keepalive_every
+        if every and (i + 1) % every == 0 and i + 1 < len(sent):
+            buf.append(KEEPALIVE)
+    if buf:
+        pieces.append(Write(b"".join(buf), buf_delay))
+    if not pieces and plan.first_delay_ms > 0:
+        pieces.append(Write(b"", plan.first_delay_ms))
+    writes = _rechunk(pieces, plan.wire_chunk_bytes) if plan.wire_chunk_bytes else pieces
+    return WirePlan(tuple(writes), tuple(sent), aborts)
+
+
+def _delays(plan: StreamPlan, count: int, seed: int) -> list[float]:
+    """Milliseconds to wait before each frame: the first delay, then interval + seeded jitter."""
+    rng = random.Random(derive_seed(seed, "sse-jitter")) if plan.jitter_ms > 0 else None
+    out = []
+    for i in range(count):
+        if i == 0:
+            out.append(plan.first_delay_ms)
+        else:
+            out.append(plan.interval_ms + (rng.uniform(0, plan.jitter_ms) if rng else 0.0))
+    return out
+
+
+def _rechunk(writes: list[Write], size: int) -> list[Write]:
+    """Split the byte stream at every multiple of `size` bytes (global offsets), keeping each write's delay
+    on its first piece. Writes that follow without delay are joined first, so pieces cross frame borders."""
+    merged: list[Write] = []
+    for w in writes:
+        if merged and w.delay_ms == 0:
+            merged[-1] = Write(merged[-1].data + w.data, merged[-1].delay_ms)
+        else:
+            merged.append(w)
+    out: list[Write] = []
+    offset = 0
+    for w in merged:
+        data, delay = w.data, w.delay_ms
+        pos = 0
+        while pos < len(data):
+            take = size - (offset % size)
+            out.append(Write(data[pos : pos + take], delay))
+            delay = 0.0
+            pos += take
+            offset += take
+        if not data:
+            out.append(Write(b"", delay))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- performing
+
+
+async def stream_bytes(
+    frames: Sequence[Frame],
+    plan: StreamPlan,
+    codec: WireCodec,
+    output: ModelOutput,
+    request: ModelRequest,
+    *,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> AsyncIterator[bytes]:
+    """Yield the stream's bytes, waiting (without blocking other tasks) where the plan says.
+
+    Raises StreamAborted after the last write when the plan drops the connection.
+    """
+    wire = plan_wire(frames, plan, codec, output, request)
+    for w in wire.writes:
+        if w.delay_ms > 0:
+            await sleep(w.delay_ms / 1000.0)
+        if w.data:
+            yield w.data
+    if wire.aborts:
+        raise StreamAborted(len(wire.frames))
+
+
+def iter_bytes(
+    frames: Sequence[Frame],
+    plan: StreamPlan,
+    codec: WireCodec,
+    output: ModelOutput,
+    request: ModelRequest,
+    *,
+    sleep: Callable[[float], None] | None = None,
+) -> Iterator[bytes]:
+    """The synchronous twin of `stream_bytes`; waits only if a `sleep` function (seconds) is given."""
+    wire = plan_wire(frames, plan, codec, output, request)
+    for w in wire.writes:
+        if sleep is not None and w.delay_ms > 0:
+            sleep(w.delay_ms / 1000.0)
+        if w.data:
+            yield w.data
+    if wire.aborts:
+        raise StreamAborted(len(wire.frames))

@@ -1,0 +1,127 @@
+"""Deterministic, semantic-shaped embedding vectors: texts that share words point the same way.
+
+The hashing trick: every feature of a text (each lower-cased word, and the character trigrams of each word
+for fuzziness) owns a pseudo-random direction derived from (seed, model, feature) by SHAKE-256; a text's
+vector is the weighted sum of its features' directions, normalised to unit length. Random directions in
+hundreds of dimensions are nearly orthogonal, so the cosine of two texts grows with the features they
+share: a retrieval pipeline under test ranks sensibly, and nothing needs numpy.
+
+A feature's direction for `d` dimensions is the first `d` components of its full direction, so a vector
+asked for with `dimensions=d` is the start of the full-size one, renormalised (as text-embedding-3
+vectors shorten). A vector depends only on its text, model, dimensions and the engine's seed: never on
+the batch it came in, the rule that drew it or the encoding the client asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import struct
+import sys
+from array import array
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..errors import RuleError
+from .core import DrawContext, Generator
+
+__all__ = ["EmbeddingVectors", "Embeddings", "embed_text", "native_dimensions"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_MAX_DIMENSIONS = 16384
+# Function words carry little meaning; weighting them down keeps unrelated sentences apart.
+_STOPWORDS = frozenset(
+    ("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "how", "i", "in",
+     "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "they", "this", "to", "was", "we",
+     "were", "what", "which", "who", "will", "with", "you", "your")
+)  # fmt: skip
+_WORD_WEIGHT = 1.0
+_STOPWORD_WEIGHT = 0.2
+_TRIGRAMS_WEIGHT = 0.6
+"""Shared by all of one word's trigrams: spelling variants stay close without swamping whole words."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingVectors:
+    """What the Embeddings generator draws: one vector per input text, in input order."""
+
+    vectors: tuple[tuple[float, ...], ...]
+
+
+def native_dimensions(model: str) -> int:
+    """The vector size a model answers with when the request does not choose one."""
+    return 3072 if "large" in model else 1536
+
+
+@lru_cache(maxsize=2048)
+def _direction(seed: int, model: str, feature: str, dims: int) -> array[int]:
+    # Little-endian int16 components, uniform in [-32768, 32767]; any prefix is the shorter direction.
+    # Kept as a compact array so the cache stays a few MiB.
+    digest = hashlib.shake_256(f"{seed}\x00{model}\x00{feature}".encode()).digest(2 * dims)
+    values = array("h", digest)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
+def _features(text: str) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for word in _WORD.findall(text.lower()):
+        out.append(("w:" + word, _STOPWORD_WEIGHT if word in _STOPWORDS else _WORD_WEIGHT))
+        padded = f"<{word}>"
+        grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
+        share = _TRIGRAMS_WEIGHT / len(grams)
+        if word in _STOPWORDS:
+            share *= _STOPWORD_WEIGHT
+        out.extend(("t:" + g, share) for g in grams)
+    if not out:  # punctuation only: still a stable vector of its own
+        out.append(("raw:" + text, 1.0))
+    return out
+
+
+def _to_float32(x: float) -> float:
+    # Nine significant digits name a float32 exactly: the float and base64 encodings carry one value.
+    return float(f"{struct.unpack('<f', struct.pack('<f', x))[0]:.9g}")
+
+
+def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: int = 0) -> tuple[float, ...]:
+    """The unit-norm vector of `text` (float32 values), exactly as the embeddings endpoint returns it."""
+    dims = dimensions or native_dimensions(model)
+    if not 1 <= dims <= _MAX_DIMENSIONS:
+        raise RuleError(f"embedding dimensions must be between 1 and {_MAX_DIMENSIONS}, got {dims}")
+    acc = [0.0] * dims
+    for feature, weight in _features(text):
+        direction = _direction(seed, model, feature, dims)
+        acc = [a + weight * d for a, d in zip(acc, direction, strict=True)]
+    norm = math.sqrt(math.fsum(a * a for a in acc))
+    if norm == 0.0:  # features that cancel exactly: vanishingly rare, but never divide by zero
+        acc, norm = [1.0] + [0.0] * (dims - 1), 1.0
+    return tuple(_to_float32(a / norm) for a in acc)
+
+
+class Embeddings(Generator[EmbeddingVectors]):
+    """One vector per input of an embeddings request (or for the last user message of any other request).
+
+    `dimensions` fixes the size; by default the request's `dimensions`, else the model's native size.
+    """
+
+    __slots__ = ("dimensions",)
+
+    def __init__(self, dimensions: int | None = None) -> None:
+        if dimensions is not None and not 1 <= dimensions <= _MAX_DIMENSIONS:
+            raise RuleError(
+                f"embeddings: dimensions must be between 1 and {_MAX_DIMENSIONS}, got {dimensions}"
+            )
+        self.dimensions = dimensions
+
+    def draw(self, ctx: DrawContext) -> EmbeddingVectors:
+        req = ctx.request
+        dims = self.dimensions or req.dimensions or native_dimensions(req.model)
+        texts = req.inputs or (req.last_user,)
+        return EmbeddingVectors(
+            tuple(embed_text(t, model=req.model, dimensions=dims, seed=ctx.base_seed) for t in texts)
+        )
+
+    def __repr__(self) -> str:
+        return "embeddings()" if self.dimensions is None else f"embeddings(dimensions={self.dimensions})"

@@ -1,0 +1,693 @@
+"""`from_schema`: realistic values that validate against a JSON schema (structured outputs, tool arguments).
+
+The schema is checked once, when the generator is built: anything it can't honour raises SchemaError naming
+the JSON pointer, so a bad rule fails where it is written rather than in the middle of a test run.
+Every property draws from its own fork (`("prop", name)`) and every array item from `("item", i)`, so
+adding a property to a schema leaves the values of the others as they were.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import difflib
+import ipaddress
+import math
+import random
+import re
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+from urllib.parse import unquote
+
+from faker import Faker
+
+from ..errors import DrawError, RuleError, SchemaError
+from ..seeding import canonical_json, token_from_seed
+from .core import DrawContext, Generator, lift
+from .pattern import Pattern, PatternError
+
+__all__ = ["FromSchema", "validate_supported"]
+
+Schema = dict[str, Any]
+Path = tuple[str, ...]
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")  # cheapest first
+_KEYWORDS = frozenset(
+    _names(
+        "type enum const properties required additionalProperties items prefixItems minItems maxItems "
+        "uniqueItems minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength "
+        "pattern format nullable $ref $defs definitions anyOf oneOf allOf"
+    )
+)
+_ANNOTATIONS = frozenset(
+    _names("title description default examples $schema $id $comment readOnly writeOnly deprecated")
+)
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "uniqueItems")  # allOf keeps the largest
+_UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "nullable")  # allOf keeps the smallest
+_ANY: Schema = {}  # kept alive at module level: schemas are cached by identity
+_WORDS = _names(
+    "amber anchor apple breeze canyon cedar cobalt coral delta ember falcon fern garnet harbor hazel indigo "
+    "juniper lagoon lantern maple meadow mint nova oak opal orbit pebble pine quartz raven river saffron "
+    "sage sierra silver slate spruce summit tundra velvet willow zephyr"
+)
+_EPOCH = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _nonempty_list(v: Any) -> bool:
+    return isinstance(v, list) and bool(v)
+
+
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    **dict.fromkeys(_COUNTS, (lambda v: _is_num(v) and v == int(v) and v >= 0, "a non-negative integer")),
+    **dict.fromkeys(("minimum", "maximum"), (_is_num, "a number")),
+    **dict.fromkeys(
+        ("exclusiveMinimum", "exclusiveMaximum"), (lambda v: _is_num(v) or v in (True, False), "a number")
+    ),
+    "multipleOf": (lambda v: _is_num(v) and v > 0, "a number > 0"),
+    **dict.fromkeys(
+        ("properties", "$defs", "definitions"), (lambda v: isinstance(v, dict), "an object of schemas")
+    ),
+    **dict.fromkeys(
+        ("anyOf", "oneOf", "allOf", "prefixItems"), (_nonempty_list, "a non-empty array of schemas")
+    ),
+    "enum": (_nonempty_list, "a non-empty array"),
+    "required": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "an array of strings"),
+    **dict.fromkeys(("pattern", "format", "$ref"), (lambda v: isinstance(v, str), "a string")),
+    **dict.fromkeys(("uniqueItems", "nullable"), (lambda v: isinstance(v, bool), "a boolean")),
+    "type": (
+        lambda v: v in _TYPES or (_nonempty_list(v) and all(t in _TYPES for t in v)),
+        f"one of {', '.join(_TYPES)}, or a list of them",
+    ),
+}
+
+_FAKER: Faker | None = None
+_FAKER_LOCK = threading.Lock()  # one shared instance: seeding and using it must not interleave across threads
+
+
+def _faker(ctx: DrawContext, method: str) -> str:
+    global _FAKER
+    with _FAKER_LOCK:
+        if _FAKER is None:
+            _FAKER = Faker("en_US")
+        _FAKER.seed_instance(ctx.fork("faker").seed)
+        if method == "title":
+            return str(_FAKER.sentence(nb_words=4)).rstrip(".")
+        if method == "sentence":
+            return str(_FAKER.sentence(nb_words=10))
+        return str(getattr(_FAKER, method)())
+
+
+def _moment(ctx: DrawContext, fmt: str) -> str:
+    return (_EPOCH + dt.timedelta(seconds=ctx.rng.randrange(6 * 365 * 86400))).strftime(fmt)
+
+
+_FORMATS: dict[str, Callable[[DrawContext], str]] = {
+    "date-time": lambda c: _moment(c, "%Y-%m-%dT%H:%M:%SZ"),
+    "date": lambda c: _moment(c, "%Y-%m-%d"),
+    "time": lambda c: _moment(c, "%H:%M:%SZ"),
+    "uuid": lambda c: str(uuid.UUID(int=c.rng.getrandbits(128), version=4)),
+    "ipv4": lambda c: str(ipaddress.IPv4Address(c.rng.getrandbits(32))),
+    "ipv6": lambda c: str(ipaddress.IPv6Address(c.rng.getrandbits(128))),
+    **dict.fromkeys(("email", "idn-email"), lambda c: _faker(c, "email")),
+    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda c: _faker(c, "url")),
+    **dict.fromkeys(("hostname", "idn-hostname"), lambda c: _faker(c, "domain_name")),
+}
+
+# What a string property's name suggests, most specific first; the whole name and then its words from
+# the last one back are looked up, so `company_name` is a company and `user_email` an email.
+_STRING_NAMES = tuple(
+    (kind, frozenset(keys.split()))
+    for kind, keys in (
+        ("email", "email mail emailaddress"),
+        ("uri", "url uri link website homepage href site"),
+        ("image_url", "avatar image photo picture thumbnail logo"),
+        ("uuid", "uuid guid"),
+        ("phone_number", "phone mobile tel telephone fax phonenumber"),
+        ("user_name", "username login handle nickname"),
+        ("first_name", "firstname given givenname"),
+        ("last_name", "lastname surname familyname"),
+        ("company", "company companyname organization organisation employer org business"),
+        ("product", "product productname item"),
+        ("city", "city town"),
+        ("country", "country nationality"),
+        ("state", "state province region"),
+        ("street_address", "street address addr"),
+        ("postcode", "zip zipcode postcode postal postalcode"),
+        ("date-time", "datetime timestamp at created updated modified time"),
+        ("date", "date birthday birthdate dob day"),
+        ("ipv4", "ip ipaddress"),
+        ("hostname", "host hostname domain"),
+        ("color_name", "color colour"),
+        ("currency_code", "currency"),
+        ("language_name", "language lang"),
+        ("job", "job occupation profession"),
+        ("title", "title headline subject heading topic caption"),
+        (
+            "sentence",
+            "description summary bio about content body text message comment note reason explanation "
+            "answer details feedback review reasoning abstract excerpt instructions response",
+        ),
+        ("slug", "slug"),
+        ("code", "code sku"),
+        ("id", "id key token ref reference identifier"),
+        ("word", "category tag label status type kind genre keyword role mode level priority"),
+        ("name", "name fullname author customer user owner person contact recipient sender assignee"),
+    )
+)
+_NUMBER_NAMES = tuple(
+    (span, frozenset(keys.split()))
+    for span, keys in (
+        ((18, 90), "age"),
+        ((1970, 2030), "year"),
+        ((1, 500), "price cost amount fee salary total balance"),
+        ((0, 100), "count quantity qty num number size length score percent percentage"),
+        ((1, 5), "rating stars"),
+        ((-90, 90), "lat latitude"),
+        ((-180, 180), "lon lng longitude"),
+    )
+)
+
+
+def _by_name(name: str, table: tuple[tuple[Any, frozenset[str]], ...]) -> Any:
+    words = re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())
+    for word in ["".join(words), *reversed(words)]:
+        for value, keys in table:
+            if word in keys or (word.endswith("s") and word[:-1] in keys):
+                return value
+    return None
+
+
+def _text(ctx: DrawContext, name: str) -> str:
+    kind = _by_name(name, _STRING_NAMES) or "words"
+    rng = ctx.rng
+    if kind in _FORMATS:
+        return _FORMATS[kind](ctx)
+    if kind in ("id", "code"):
+        alphabet = (
+            "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+        )
+        return token_from_seed(ctx.seed, 12 if kind == "id" else 8, alphabet)
+    if kind in ("slug", "word", "product", "words"):
+        words = rng.sample(_WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
+        return (
+            "-".join(words)
+            if kind == "slug"
+            else " ".join(w.title() if kind == "product" else w for w in words)
+        )
+    return _faker(ctx, kind)
+
+
+def _fit(text: str, lo: int, hi: int | None, rng: random.Random) -> str:
+    """Free text cut back at a word boundary or padded with words until its length is within bounds."""
+    if hi is not None and len(text) > hi:
+        cut = text[:hi]
+        text = cut.rsplit(" ", 1)[0].rstrip() if " " in cut else cut
+    while len(text) < lo:
+        text = f"{text} {rng.choice(_WORDS)}" if text else rng.choice(_WORDS)
+    if hi is not None:
+        text = text[:hi]
+    return text[:-1] + "x" if text.endswith(" ") else text
+
+
+def _bounds(f: Schema) -> tuple[Any, bool, Any, bool]:
+    lo, hi = f.get("minimum"), f.get("maximum")
+    lox = hix = False
+    xlo, xhi = f.get("exclusiveMinimum"), f.get("exclusiveMaximum")
+    if isinstance(xlo, bool):  # the draft-4 / OpenAPI 3.0 spelling
+        lox = xlo and lo is not None
+    elif xlo is not None and (lo is None or xlo >= lo):
+        lo, lox = xlo, True
+    if isinstance(xhi, bool):
+        hix = xhi and hi is not None
+    elif xhi is not None and (hi is None or xhi <= hi):
+        hi, hix = xhi, True
+    return lo, lox, hi, hix
+
+
+def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> int | float | None:
+    """A value within f's bounds, or None if there is none; with no rng, only whether one exists."""
+    lo, lox, hi, hix = _bounds(f)
+    m = f.get("multipleOf")
+    dlo, dhi = _by_name(name, _NUMBER_NAMES) or (0, 1000)
+    # a one-sided bound keeps the name's usual spread, shifted to start (or end) at that bound
+    a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
+    b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
+
+    def ok(v: float) -> bool:
+        return (lo is None or v > lo or (v == lo and not lox)) and (
+            hi is None or v < hi or (v == hi and not hix)
+        )
+
+    if m is None and not integer:
+        if lo is not None and hi is not None and not (lo < hi or ok(lo)):
+            return None
+        v = rng.uniform(a, b) if rng is not None else a
+        return next((c for c in (round(v, 2), v, (a + b) / 2) if ok(c)), a)
+    step = Fraction(str(m)) if m is not None else Fraction(1)
+    step = Fraction(step.numerator) if integer else step  # the integers that are multiples of p/q
+    kmin = None if lo is None else math.ceil(Fraction(lo) / step)
+    kmin = None if kmin is None else kmin + (lox and kmin * step == lo)
+    kmax = None if hi is None else math.floor(Fraction(hi) / step)
+    kmax = None if kmax is None else kmax - (hix and kmax * step == hi)
+    if kmin is not None and kmax is not None and kmin > kmax:
+        return None
+    ka, kb = math.ceil(Fraction(a) / step), math.floor(Fraction(b) / step)
+    ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
+    if ka > kb:
+        ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
+    k = rng.randint(ka, kb) if rng is not None else ka
+    if integer or not isinstance(m, float):
+        return int(k * step)
+    # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes
+    for j in range(min(20, kb - ka + 1)):
+        v = float((ka + (k - ka + j) % (kb - ka + 1)) * step)
+        if v / m == int(v / m):
+            return v
+    return float(k * step)
+
+
+def _types(f: Schema) -> list[str]:
+    t = f.get("type")
+    if t is not None:
+        types = [t] if isinstance(t, str) else list(t)
+    elif any(k in f for k in ("properties", "required", "additionalProperties")):
+        types = ["object"]
+    elif any(k in f for k in ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")):
+        types = ["array"]
+    elif any(k in f for k in _NUMBERS):
+        types = ["number"]
+    else:
+        types = ["string"]
+    return [*types, "null"] if f.get("nullable") and "null" not in types else types
+
+
+def _merge(a: Schema, b: Schema, ptr: str) -> Schema:
+    """Both schemas at once (allOf, or $ref with siblings), as far as this generator needs."""
+    if not a or not b:
+        return a or b
+    out = dict(a)
+    for k, v in b.items():
+        if k not in out:
+            out[k] = v
+        elif k in _ANNOTATIONS or k == "additionalProperties":
+            continue  # no extra properties are generated, so either form will do
+        elif k == "properties":
+            out[k] = {**out[k], **{n: {"allOf": [out[k][n], p]} if n in out[k] else p for n, p in v.items()}}
+        elif k == "required":
+            out[k] = list(dict.fromkeys([*out[k], *v]))
+        elif k in _LOWER or k in _UPPER:
+            out[k] = max(out[k], v) if k in _LOWER else min(out[k], v)
+        elif k == "type":
+            ta, tb = _types({"type": out[k]}), _types({"type": v})
+            out[k] = [
+                t for t in _TYPES if all(t in ts or (t == "integer" and "number" in ts) for ts in (ta, tb))
+            ]
+            if not out[k]:
+                raise SchemaError(ptr, f"combined schemas: types {ta} and {tb} have nothing in common")
+        elif k == "enum":
+            out[k] = [x for x in out[k] if canonical_json(x) in {canonical_json(y) for y in v}]
+            if not out[k]:
+                raise SchemaError(ptr, "combined schemas: the enums have no value in common")
+        elif canonical_json(out[k]) != canonical_json(v):
+            raise SchemaError(ptr, f"combined schemas: cannot merge two different {k!r} values")
+    return out
+
+
+def _esc(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _span(lo: int, hi: int | None) -> str:
+    return f"{lo}..{hi}" if hi is not None else f"{lo} or more"
+
+
+def _matches(pattern: Path, path: Path) -> bool:
+    return len(pattern) == len(path) and all(
+        p == q or (p == "*" and q.isdigit()) for p, q in zip(pattern, path, strict=True)
+    )
+
+
+class _Schema:
+    """A checked schema plus what drawing needs, cached by identity (every cached dict is kept alive)."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.patterns: dict[str, Pattern] = {}
+        self._flat: dict[int, tuple[Schema, Schema, tuple[str, ...]]] = {}
+        self._branches: dict[tuple[int, str, int], Schema] = {}
+        self._costs: dict[tuple[int, frozenset[str]], float] = {}
+        self._walked: set[int] = set()
+        self.walk(root, "")
+
+    def walk(self, s: Any, ptr: str) -> None:
+        if not isinstance(s, dict):
+            raise SchemaError(ptr, f"expected a schema (a JSON object), got {type(s).__name__} {s!r}")
+        if id(s) in self._walked:
+            return
+        self._walked.add(id(s))
+        for k, v in s.items():
+            if k not in _KEYWORDS and k not in _ANNOTATIONS:
+                # a high cutoff: only plain typos get a hint, not e.g. patternProperties -> properties
+                close = difflib.get_close_matches(k, _KEYWORDS, n=1, cutoff=0.8)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise SchemaError(
+                    ptr, f"unsupported keyword {k!r}{hint}; supported: {', '.join(sorted(_KEYWORDS))}"
+                )
+            check = _CHECKS.get(k)
+            if check and not check[0](v):
+                raise SchemaError(ptr, f"{k} must be {check[1]}, got {v!r}")
+            if k in ("properties", "$defs", "definitions"):
+                for name, sub in v.items():
+                    self.walk(sub, f"{ptr}/{k}/{_esc(name)}")
+            elif k in ("anyOf", "oneOf", "allOf", "prefixItems"):
+                for i, sub in enumerate(v):
+                    self.walk(sub, f"{ptr}/{k}/{i}")
+            elif k in ("items", "additionalProperties") and not isinstance(v, bool):
+                self.walk(v, f"{ptr}/{k}")
+            elif k == "$ref":
+                self.walk(self.target(v, ptr), v[1:])
+        f, _ = self.flat(s, ptr)
+        if f is not s:  # a merge: check the combination too
+            self.walk(f, ptr)
+            return
+        self.check_ranges(f, ptr)
+        for key in ("anyOf", "oneOf"):
+            for i in range(len(f.get(key, ()))):
+                self.walk(self.branch(f, key, i, f"{ptr}/{key}/{i}"), f"{ptr}/{key}/{i}")
+
+    def check_ranges(self, f: Schema, ptr: str) -> None:
+        for a, b in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minimum", "maximum")):
+            if a in f and b in f and f[a] > f[b]:
+                raise SchemaError(ptr, f"{a} {f[a]} is greater than {b} {f[b]}")
+        for integer in sorted({t == "integer" for t in _types(f) if t in ("integer", "number")}):
+            if _number(f, None, "", integer) is None:
+                desc = ", ".join(f"{k} {f[k]}" for k in _NUMBERS if k in f)
+                raise SchemaError(ptr, f"no {'integer' if integer else 'number'} satisfies {desc}")
+        if "pattern" in f and f["pattern"] not in self.patterns:
+            try:
+                self.patterns[f["pattern"]] = Pattern(f["pattern"])
+            except PatternError as e:
+                raise SchemaError(ptr, f"pattern {f['pattern']!r} {e}") from None
+        if "pattern" in f:
+            pat, lo, hi = self.patterns[f["pattern"]], f.get("minLength", 0), f.get("maxLength")
+            if (pat.max_len is not None and pat.max_len < lo) or (hi is not None and pat.min_len > hi):
+                raise SchemaError(
+                    ptr, f"pattern {pat.source!r} cannot produce a string of length {_span(lo, hi)}"
+                )
+
+    def target(self, ref: str, ptr: str) -> Schema:
+        if ref != "#" and not ref.startswith("#/"):
+            raise SchemaError(
+                ptr, f"only $refs to a JSON pointer in this schema ('#/...') are supported, got {ref!r}"
+            )
+        node: Any = self.root
+        for raw in ref.split("/")[1:]:
+            part = unquote(raw).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise SchemaError(ptr, f"unresolvable $ref {ref!r}")
+        if not isinstance(node, dict):
+            raise SchemaError(ptr, f"$ref {ref!r} does not point to a schema")
+        return node
+
+    def flat(self, s: Schema, ptr: str = "") -> tuple[Schema, tuple[str, ...]]:
+        """s with its $ref followed and allOf merged in, and the refs followed on the way."""
+        hit = self._flat.get(id(s))
+        if hit is None:
+            hit = self._flat[id(s)] = (s, *self._flatten(s, ptr, ()))
+        return hit[1], hit[2]
+
+    def _flatten(self, s: Schema, ptr: str, seen: tuple[str, ...]) -> tuple[Schema, tuple[str, ...]]:
+        refs: tuple[str, ...] = ()
+        if "$ref" in s:
+            ref = s["$ref"]
+            if ref in seen:
+                raise SchemaError(ptr, f"$ref {ref!r} refers back to itself without reaching a schema")
+            target, refs = self._flatten(self.target(ref, ptr), ptr, (*seen, ref))
+            refs = (ref, *refs)
+            s = _merge(target, {k: v for k, v in s.items() if k != "$ref" and k not in _ANNOTATIONS}, ptr)
+        if "allOf" in s:
+            out = {k: v for k, v in s.items() if k != "allOf"}
+            for sub in s["allOf"]:
+                f, more = self._flatten(sub, ptr, (*seen, *refs))
+                out, refs = _merge(out, f, ptr), (*refs, *more)
+            s = out
+        return s, refs
+
+    def branch(self, f: Schema, key: str, i: int, ptr: str = "") -> Schema:
+        """Branch i of f's anyOf/oneOf, with f's other keywords merged in."""
+        hit = self._branches.get((id(f), key, i))
+        if hit is None:
+            rest = {k: v for k, v in f.items() if k != key and k not in _ANNOTATIONS}
+            hit = self._branches[(id(f), key, i)] = _merge(rest, f[key][i], ptr)
+        return hit
+
+    def cost(self, s: Schema, stack: frozenset[str] = frozenset()) -> float:
+        """The size of the smallest value s allows, refs in `stack` barred; inf if it never bottoms out."""
+        key = (id(s), stack)
+        if key not in self._costs:
+            self._costs[key] = math.inf
+            f, refs = self.flat(s)
+            self._costs[key] = math.inf if stack & set(refs) else len(refs) + self._cost(f, stack | set(refs))
+        return self._costs[key]
+
+    def _cost(self, f: Schema, stack: frozenset[str]) -> float:
+        if "const" in f or "enum" in f:
+            return 1
+        key = "anyOf" if "anyOf" in f else "oneOf"
+        if key in f:
+            return min(self.cost(self.branch(f, key, i), stack) for i in range(len(f[key])))
+        t = min(_types(f), key=_TYPES.index)
+        if t == "object":
+            return 1 + sum(self.cost(_prop(f, name), stack) for name in f.get("required", []))
+        if t == "array":
+            return 1 + sum(self.cost(_item(f, i), stack) for i in range(f.get("minItems", 0)))
+        return 1
+
+    def check_path(self, path: str) -> None:
+        level: list[tuple[str, Schema]] = [("", self.root)]
+        for seg in path.split("."):
+            nxt: list[tuple[str, Schema]] = []
+            seen: set[int] = set()
+            for ptr, s in level:
+                nxt += self._children(s, seg, ptr, seen)
+            if not nxt:
+                if seg == "*" or seg.isdigit():
+                    raise SchemaError(
+                        level[0][0],
+                        f"override path {path!r}: {seg!r} indexes array items, but there are none here",
+                    )
+                known = sorted({n for _, s in level for n in self.flat(s)[0].get("properties", {})})
+                raise SchemaError(
+                    level[0][0],
+                    f"override path {path!r}: no property {seg!r} here; known: {', '.join(known) or 'none'}",
+                )
+            level = nxt
+
+    def _children(self, s: Schema, seg: str, ptr: str, seen: set[int]) -> list[tuple[str, Schema]]:
+        f, _ = self.flat(s)
+        if id(f) in seen:
+            return []
+        seen.add(id(f))
+        out = [
+            hit
+            for key in ("anyOf", "oneOf")
+            for i in range(len(f.get(key, ())))
+            for hit in self._children(self.branch(f, key, i), seg, f"{ptr}/{key}/{i}", seen)
+        ]
+        if seg in f.get("properties", {}):
+            out.append((f"{ptr}/properties/{_esc(seg)}", f["properties"][seg]))
+        prefix, items = f.get("prefixItems", []), f.get("items")
+        if seg.isdigit() and int(seg) < len(prefix):
+            out.append((f"{ptr}/prefixItems/{seg}", prefix[int(seg)]))
+        elif (seg == "*" or seg.isdigit()) and isinstance(items, dict):
+            out.append((f"{ptr}/items", items))
+        if seg == "*":
+            out += [(f"{ptr}/prefixItems/{i}", p) for i, p in enumerate(prefix)]
+        return out
+
+
+def _prop(f: Schema, name: str) -> Schema:
+    extra = f.get("additionalProperties")
+    sub: Schema = f.get("properties", {}).get(name, extra if isinstance(extra, dict) else _ANY)
+    return sub
+
+
+def _item(f: Schema, i: int) -> Schema:
+    prefix, items = f.get("prefixItems", []), f.get("items")
+    sub: Schema = prefix[i] if i < len(prefix) else items if isinstance(items, dict) else _ANY
+    return sub
+
+
+def validate_supported(schema: Any) -> None:
+    """Raise SchemaError (with the JSON pointer) for anything in `schema` that `FromSchema` can't honour."""
+    _Schema(schema)
+
+
+class FromSchema(Generator[Any]):
+    """Values valid against `schema`; `overrides` maps dotted paths ("user.name", "items.*.id") to values."""
+
+    __slots__ = ("_ov", "_s", "max_depth", "overrides", "schema")
+
+    def __init__(
+        self, schema: Any, overrides: Mapping[str, Any] | None = None, *, max_depth: int = 6
+    ) -> None:
+        if max_depth < 1:
+            raise RuleError(f"from_schema: max_depth must be >= 1, got {max_depth}")
+        self.schema: Schema = copy.deepcopy(schema)  # the caller mutating its dict later changes nothing
+        self.max_depth = max_depth
+        self._s = _Schema(self.schema)
+        self.overrides = {str(k): lift(v) for k, v in (overrides or {}).items()}
+        for path in self.overrides:
+            self._s.check_path(path)
+        self._ov = tuple((tuple(p.split(".")), g) for p, g in self.overrides.items())
+
+    def draw(self, ctx: DrawContext) -> Any:
+        try:
+            return self._value(self.schema, ctx, (), "", (), False)
+        except RecursionError:
+            raise DrawError("from_schema: the schema nests too deeply to draw; lower max_depth") from None
+
+    def __repr__(self) -> str:
+        extra = f", overrides={self.overrides!r}" if self.overrides else ""
+        extra += f", max_depth={self.max_depth}" if self.max_depth != 6 else ""
+        return f"from_schema({self.schema!r}{extra})"
+
+    def _value(self, s: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool) -> Any:
+        f, followed = self._s.flat(s)
+        for r in followed:
+            refs = (*refs, r)
+            if not minimal and refs.count(r) > self.max_depth:
+                # from here on take the smallest option everywhere, which the cost check says bottoms out
+                minimal = True
+                if math.isinf(self._s.cost(f)):
+                    raise DrawError(
+                        f"from_schema: $ref {r!r} at {'.'.join(path) or 'the root'} recurses past "
+                        f"max_depth={self.max_depth} and every way to stop needs another level"
+                    )
+        if "const" in f:
+            return copy.deepcopy(f["const"])
+        if "enum" in f:
+            return copy.deepcopy(ctx.rng.choice(f["enum"]))
+        for key in ("anyOf", "oneOf"):
+            if key in f:
+                options = [self._s.branch(f, key, i) for i in range(len(f[key]))]
+                costs = [self._s.cost(o) for o in options] if minimal else []
+                i = costs.index(min(costs)) if minimal else ctx.rng.randrange(len(options))
+                return self._value(options[i], ctx.fork((key, i)), path, name, refs, minimal)
+        types = _types(f)
+        if minimal:
+            t = min(types, key=_TYPES.index)
+        else:
+            # null is allowed but rarely what a realistic payload has
+            t = (
+                "null"
+                if "null" in types and ctx.rng.random() < 0.2
+                else ctx.rng.choice([t for t in types if t != "null"] or ["null"])
+            )
+        if t == "object":
+            return self._object(f, ctx, path, refs, minimal)
+        if t == "array":
+            return self._array(f, ctx, path, name, refs, minimal)
+        if t == "string":
+            return self._string(f, ctx, path, name)
+        if t in ("integer", "number"):
+            return _number(f, ctx.rng, name, t == "integer")
+        return None if t == "null" else ctx.rng.random() < 0.5
+
+    def _slot(self, s: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool) -> Any:
+        for pattern, gen in self._ov:
+            if _matches(pattern, path):
+                return gen.draw(ctx)
+        return self._value(s, ctx, path, name, refs, minimal)
+
+    def _object(self, f: Schema, ctx: DrawContext, path: Path, refs: Path, minimal: bool) -> dict[str, Any]:
+        required = f.get("required", [])
+        out: dict[str, Any] = {}
+        for name in dict.fromkeys([*f.get("properties", {}), *required]):
+            p = (*path, name)
+            forced = any(_matches(pat[: len(p)], p) for pat, _ in self._ov)  # an override asks for it
+            if (
+                name not in required
+                and not forced
+                and (minimal or ctx.fork(("optional", name)).rng.random() < 0.5)
+            ):
+                continue
+            out[name] = self._slot(_prop(f, name), ctx.fork(("prop", name)), p, name, refs, minimal)
+        return out
+
+    def _array(
+        self, f: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool
+    ) -> list[Any]:
+        prefix, items = f.get("prefixItems", []), f.get("items")
+        lo, hi = f.get("minItems", 0), f.get("maxItems")
+        if items is False or (items is None and prefix):  # beyond prefixItems: none allowed, or none known
+            hi = max(lo, len(prefix) if hi is None else min(hi, len(prefix)))
+        if minimal:
+            n = lo
+        else:
+            # deep inside a recursive schema, fewer and possibly no items, so trees stay small
+            level = max((refs.count(r) for r in refs), default=0)
+            top = hi if hi is not None else lo + 4
+            base = min(lo if level > 1 else max(lo, 1), top)
+            n = ctx.rng.randint(base, min(top, base + max(1, 4 - level)))
+            d = len(path)
+            wanted = [
+                int(p[d]) + 1 for p, _ in self._ov if len(p) > d and p[d].isdigit() and _matches(p[:d], path)
+            ]
+            n = max(n, min(max(wanted, default=0), top))
+        if not f.get("uniqueItems"):
+            return [
+                self._slot(_item(f, i), ctx.fork(("item", i)), (*path, str(i)), name, refs, minimal)
+                for i in range(n)
+            ]
+        out: list[Any] = []
+        seen: set[str] = set()
+        for attempt in range(n * 20):
+            if len(out) == n:
+                break
+            i = len(out)
+            v = self._slot(_item(f, i), ctx.fork(("item", attempt)), (*path, str(i)), name, refs, minimal)
+            if canonical_json(v) not in seen:
+                seen.add(canonical_json(v))
+                out.append(v)
+        if len(out) < lo:
+            raise DrawError(
+                f"from_schema: could not draw {lo} distinct items at {'.'.join(path) or 'the root'}"
+            )
+        return out
+
+    def _string(self, f: Schema, ctx: DrawContext, path: Path, name: str) -> str:
+        lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
+        if "pattern" not in f and fmt not in _FORMATS:
+            return _fit(_text(ctx, name), lo, hi, ctx.rng)
+        pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None
+        # quantifiers stretch by a random amount up to what minLength needs, the spread keeps under maxLength
+        need = max(0, lo - pattern.min_len) if pattern else 0
+        spread = 8 if hi is None else max(1, hi - lo)
+        for attempt in range(40):
+            c = ctx.fork(("retry", attempt)) if attempt else ctx
+            low = c.rng.randint(0, need) if need else 0
+            v = pattern.sample(c.rng, low, low + spread) if pattern else _FORMATS[fmt](c)
+            if lo <= len(v) and (hi is None or len(v) <= hi):
+                return v
+        what = f"pattern {pattern.source!r}" if pattern else f"format {fmt!r}"
+        where = ".".join(path) or "the root"
+        raise DrawError(f"from_schema: no string of length {_span(lo, hi)} found for {what} at {where}")

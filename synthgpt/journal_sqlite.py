@@ -1,0 +1,229 @@
+"""A call journal kept in SQLite, so several server workers (processes) share one journal.
+
+`SQLiteJournal(path)` is a drop-in `Journal`: assign it to `MockGPT.journal` (the server does that for
+`synthgpt serve --journal PATH.sqlite`). Records live in a `calls` table, one row per call, with the
+searchable columns (`api`, `model`, `rule`) beside the full record as JSON. The file is in WAL mode and
+every write is one short `BEGIN IMMEDIATE` transaction, so writers from many threads and processes
+queue on SQLite's lock (with a busy timeout) instead of failing or losing rows.
+
+The journal stays bounded: beyond `maxlen` rows the oldest are deleted as new ones arrive.
+
+    sqlite3 calls.sqlite "select idx, api, model, rule from calls order by id"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from .journal import CallRecord, Journal
+from .model import ModelOutput, ModelRequest
+
+__all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    idx INTEGER NOT NULL,
+    api TEXT NOT NULL,
+    model TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    at REAL NOT NULL,
+    duration_ms REAL NOT NULL,
+    pid INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_rule ON calls (rule);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO counters (name, value) VALUES ('total', 0);
+"""
+
+
+def record_to_dict(record: CallRecord) -> dict[str, Any]:
+    """A JSON-ready form of a record; `seed` is a string because it is a 64-bit unsigned integer,
+    which JavaScript and SQLite integers cannot hold exactly."""
+    return {
+        "index": record.index,
+        "api": record.api,
+        "model": record.model,
+        "rule": record.rule,
+        "seed": str(record.seed),
+        "at": record.at,
+        "duration_ms": record.duration_ms,
+        "captures": dict(record.captures),
+        "request": record.request.model_dump(mode="json", by_alias=True),
+        "output": record.output.model_dump(mode="json"),
+    }
+
+
+def record_from_dict(data: Mapping[str, Any]) -> CallRecord:
+    return CallRecord(
+        index=int(data["index"]),
+        request=ModelRequest.model_validate(data["request"]),
+        rule=str(data["rule"]),
+        seed=int(data["seed"]),
+        output=ModelOutput.model_validate(data["output"]),
+        at=float(data["at"]),
+        duration_ms=float(data.get("duration_ms", 0.0)),
+        captures=dict(data.get("captures", {})),
+    )
+
+
+class SQLiteJournal(Journal):
+    """The newest `maxlen` records in the SQLite file at `path` (created if missing)."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], maxlen: int = 1_000_000, *, timeout: float = 30.0
+    ) -> None:
+        if maxlen < 0:
+            raise ValueError(f"journal size must be >= 0, got {maxlen}")
+        super().__init__(0)  # the in-memory deque stays empty; rows live in the file
+        self.path = Path(path)
+        self._maxlen = maxlen
+        self._timeout = timeout
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        conn = self._conn()
+        # Changing the journal mode needs the database to itself; retry through the busy handler.
+        conn.execute("PRAGMA journal_mode=WAL")
+        with self._write(conn):
+            for statement in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
+                conn.execute(statement)
+
+    # -- connections: one per thread, because a sqlite3 connection is not shared across threads --
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    class _Tx:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __enter__(self) -> sqlite3.Connection:
+            # IMMEDIATE takes the write lock up front: a deferred transaction that later upgrades can
+            # fail with "database is locked" without waiting, which is how rows get lost.
+            self.conn.execute("BEGIN IMMEDIATE")
+            return self.conn
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _write(self, conn: sqlite3.Connection | None = None) -> SQLiteJournal._Tx:
+        return SQLiteJournal._Tx(conn or self._conn())
+
+    # -- the Journal interface --
+    def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
+        """Number and store a record in one transaction, so indices are unique across processes and
+        rows are in index order."""
+        with self._write() as conn:
+            record = build(self._bump(conn))
+            self._insert(conn, record)
+        return record
+
+    def next_index(self) -> int:
+        with self._write() as conn:
+            return self._bump(conn)
+
+    def append(self, record: CallRecord) -> None:
+        with self._write() as conn:
+            self._insert(conn, record)
+
+    @staticmethod
+    def _bump(conn: sqlite3.Connection) -> int:
+        sql = "UPDATE counters SET value = value + 1 WHERE name = 'total' RETURNING value"
+        return int(conn.execute(sql).fetchone()[0]) - 1
+
+    def _insert(self, conn: sqlite3.Connection, record: CallRecord) -> None:
+        if self._maxlen == 0:
+            return
+        payload = json.dumps(record_to_dict(record), sort_keys=True, separators=(",", ":"))
+        conn.execute(
+            "INSERT INTO calls (idx, api, model, rule, seed, at, duration_ms, pid, record)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.index, record.api, record.model, record.rule, str(record.seed), record.at,
+             record.duration_ms, os.getpid(), payload),
+        )
+        conn.execute("DELETE FROM calls WHERE id <= (SELECT MAX(id) FROM calls) - ?", (self._maxlen,))
+
+    @property
+    def total(self) -> int:
+        row = self._conn().execute("SELECT value FROM counters WHERE name = 'total'").fetchone()
+        return int(row[0])
+
+    @property
+    def maxlen(self) -> int:
+        return self._maxlen
+
+    def query(
+        self,
+        *,
+        rule: str | None = None,
+        api: str | None = None,
+        model: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> list[CallRecord]:
+        """Records in call order, filtered in SQL (glob patterns, like `fnmatch.fnmatchcase`), paginated."""
+        where, args = self._where(rule=rule, api=api, model=model)
+        sql = f"SELECT record FROM calls{where} ORDER BY id LIMIT ? OFFSET ?"
+        rows = self._conn().execute(sql, (*args, -1 if limit is None else limit, offset)).fetchall()
+        return [record_from_dict(json.loads(r[0])) for r in rows]
+
+    def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int:
+        where, args = self._where(rule=rule, api=api, model=model)
+        return int(self._conn().execute(f"SELECT COUNT(*) FROM calls{where}", args).fetchone()[0])
+
+    @staticmethod
+    def _where(**filters: str | None) -> tuple[str, tuple[str, ...]]:
+        used = [(k, v) for k, v in filters.items() if v is not None]
+        if not used:
+            return "", ()
+        return " WHERE " + " AND ".join(f"{k} GLOB ?" for k, _ in used), tuple(v for _, v in used)
+
+    def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
+        items = self.query()
+        return items if where is None else [r for r in items if where(r)]
+
+    def clear(self) -> None:
+        """Delete every row; the running total (and so the next index) is kept, as in `Journal`."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM calls")
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self) -> Iterator[CallRecord]:
+        return iter(self.list())
+
+    def __getitem__(self, i: int) -> CallRecord:
+        n = len(self)
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise IndexError("journal index out of range")
+        return self.query(offset=j, limit=1)[0]
+
+    def close(self) -> None:
+        with self._conns_lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()
+
+    def __repr__(self) -> str:
+        return f"SQLiteJournal({str(self.path)!r}, maxlen={self._maxlen})"

@@ -1,0 +1,273 @@
+"""`synthgpt render`: fixture files for frontends, written from rule files with no server running.
+
+    synthgpt render rules.yaml --requests requests.jsonl --api chat --stream --out fixtures/ --seed 1
+
+Each line of `requests.jsonl` is one request body in the chosen API's wire shape. For line N the answer
+goes to `NNNN-<hash>.json` (the JSON body) or `NNNN-<hash>.sse` (the exact bytes of the stream, faults
+and keep-alives included), where `<hash>` is a short hash of the request line: file names derive from the
+request, never from the rules, so editing a rule changes only the files whose answers it affects.
+`manifest.json` maps each line to its file, the rule that answered, the seed and the HTTP status.
+
+Re-running gives byte-identical files (unchanged files are not rewritten). Files listed in an earlier
+manifest in the same folder but no longer produced are removed. Request lines that cannot be answered
+(invalid JSON, a body the API rejects, no matching rule) are written as the provider's error body and
+reported; the exit status is then 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from .codec.base import WireCodec
+from .errors import NoRuleMatched, RequestError, SynthGPTError
+from .mock import MockGPT
+
+__all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
+
+RenderApi = Literal["chat", "responses", "messages"]
+_APIS: tuple[RenderApi, ...] = ("chat", "responses", "messages")
+_PROGRESS_MIN = 50  # batches smaller than this finish too fast for a bar to help
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """One request line's answer."""
+
+    line: int
+    file: str
+    data: bytes
+    rule: str | None
+    seed: str | None
+    status: int
+    error: str | None = None
+
+    def manifest_entry(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"line": self.line, "file": self.file, "rule": self.rule, "seed": self.seed,
+                                 "status": self.status}  # fmt: skip
+        if self.error is not None:
+            entry["error"] = self.error
+        return entry
+
+
+def _codec(api: RenderApi) -> WireCodec:
+    if api == "chat":
+        from .codec.openai_chat import ChatCodec
+
+        return ChatCodec()
+    if api == "responses":
+        from .codec.openai_responses import ResponsesCodec
+
+        return ResponsesCodec()  # one per batch: later lines may cite earlier ones by previous_response_id
+    from .codec.anthropic_messages import MessagesCodec
+
+    return MessagesCodec()
+
+
+def file_stem(line: int, raw: str, api: str, stream: bool, width: int = 4) -> str:
+    """`NNNN-<8 hex>`: the line number, and a hash of what was asked (API, stream flag, the line)."""
+    digest = hashlib.sha256(f"{api}\n{int(stream)}\n{raw.strip()}".encode()).hexdigest()[:8]
+    return f"{line:0{width}d}-{digest}"
+
+
+def _json_bytes(body: Any) -> bytes:
+    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def render_requests(
+    mock: MockGPT,
+    lines: Sequence[str],
+    api: RenderApi,
+    *,
+    stream: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[Rendered]:
+    """Answer every non-blank line of a JSONL text, in order, with `mock`. Pure: nothing is written."""
+    codec = _codec(api)
+    numbered = [(i + 1, text) for i, text in enumerate(lines) if text.strip()]
+    width = max(4, len(str(len(lines))))
+    out: list[Rendered] = []
+    for done, (line, text) in enumerate(numbered, 1):
+        stem = file_stem(line, text, api, stream, width)
+        out.append(_render_line(mock, codec, api, line, text, stem, stream))
+        if on_progress is not None:
+            on_progress(done, len(numbered))
+    return out
+
+
+def _render_line(
+    mock: MockGPT, codec: WireCodec, api: RenderApi, line: int, text: str, stem: str, stream: bool
+) -> Rendered:
+    from .codec.sse import plan_wire
+
+    def failure(error: RequestError, status: int) -> Rendered:
+        payload = _json_bytes(codec.error_body(error, status))
+        return Rendered(line, stem + ".json", payload, None, None, status, f"line {line}: {error.message}")
+
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        return failure(RequestError(f"not valid JSON: {exc}"), 400)
+    if stream and isinstance(body, dict):
+        body = {**body, "stream": True}
+    try:
+        request = codec.decode(body, {}, {})
+        output = mock.generate(request, api=api)
+    except NoRuleMatched as exc:
+        return failure(RequestError(f"no rule matched {exc.summary}"), 500)
+    except RequestError as exc:
+        return failure(exc, 400)
+    seed = str(output.id_seed)
+    if output.error is not None:
+        status = output.error.status
+        payload = _json_bytes(codec.error_body(output.error, status))
+        return Rendered(line, stem + ".json", payload, output.rule, seed, status)
+    if request.stream:
+        plan = plan_wire(codec.frames(output, request), output.stream, codec, output, request)
+        return Rendered(line, stem + ".sse", plan.data, output.rule, seed, 200)
+    return Rendered(line, stem + ".json", _json_bytes(codec.body(output, request)), output.rule, seed, 200)
+
+
+def render_files(
+    rule_files: Sequence[str | Path],
+    requests: str | Path,
+    api: RenderApi,
+    out_dir: str | Path,
+    *,
+    stream: bool = False,
+    seed: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[Rendered]:
+    """Load the rules, answer the requests file, write the fixtures and `manifest.json` into `out_dir`."""
+    mock = _mock_for(rule_files, seed)
+    requests_path = Path(requests)
+    lines = requests_path.read_text(encoding="utf-8").split("\n")
+    rendered = render_requests(mock, lines, api, stream=stream, on_progress=on_progress)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "api": api,
+        "stream": stream,
+        "seed": mock.seed,
+        "rule_files": [Path(p).as_posix() for p in rule_files],
+        "requests": requests_path.name,
+        "entries": [r.manifest_entry() for r in rendered],
+    }
+    _remove_stale(out, {r.file for r in rendered})
+    for r in rendered:
+        _write_if_changed(out / r.file, r.data)
+    _write_if_changed(out / "manifest.json", _json_bytes(manifest))
+    return rendered
+
+
+def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:
+    if not rule_files:
+        return MockGPT(seed=0 if seed is None else seed)
+    from .rules.loader import load_files
+
+    loaded = load_files([Path(p) for p in rule_files])
+    chosen = seed if seed is not None else (loaded.seed if loaded.seed is not None else 0)
+    return MockGPT(loaded.ruleset, seed=chosen, clock=loaded.clock)
+
+
+def _remove_stale(out: Path, keep: set[str]) -> None:
+    """Delete files an earlier run listed in its manifest and this run does not produce (only those)."""
+    old = out / "manifest.json"
+    try:
+        entries = json.loads(old.read_text(encoding="utf-8")).get("entries", [])
+    except (OSError, ValueError, AttributeError):
+        return
+    for entry in entries:
+        name = entry.get("file") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name not in keep and "/" not in name and "\\" not in name:
+            (out / name).unlink(missing_ok=True)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    try:
+        if path.read_bytes() == data:
+            return  # keep the mtime: file watchers in frontend dev servers stay quiet
+    except OSError:
+        pass
+    path.write_bytes(data)
+
+
+class Progress:
+    """A one-line progress bar on a terminal stream (carriage return, no dependency)."""
+
+    def __init__(self, stream: TextIO, width: int = 30) -> None:
+        self.stream = stream
+        self.width = width
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = done * 100 // max(total, 1)
+        if percent == self._shown and done != total:
+            return
+        self._shown = percent
+        filled = self.width * done // max(total, 1)
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\rrendering [{bar}] {done}/{total} ({percent}%)")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="synthgpt render",
+        description="Write one JSON body or .sse transcript per request line, plus manifest.json.",
+    )
+    p.add_argument("rule_files", nargs="*", metavar="RULE_FILE", help="rule files (none: the built-in rules)")
+    p.add_argument("--requests", required=True, metavar="FILE.jsonl", help="one request body per line")
+    p.add_argument("--api", required=True, choices=_APIS, help="the wire format of the requests and answers")
+    p.add_argument("--stream", action="store_true", help="render every answer as an SSE stream")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the fixtures and manifest.json")
+    p.add_argument("--seed", type=int, default=None, help="seed (default: the rule file's, else 0)")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="show a progress bar even when stderr is not a terminal")  # fmt: skip
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show one")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # argparse has printed the usage error
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    requests = Path(args.requests)
+    if not requests.is_file():
+        print(f"synthgpt render: requests file not found: {requests}", file=sys.stderr)
+        return 2
+    on_progress: Callable[[int, int], None] | None = None
+    if args.progress or (args.progress is None and sys.stderr.isatty()):
+        bar = Progress(sys.stderr)
+        forced = bool(args.progress)
+
+        def on_progress(done: int, total: int) -> None:
+            if forced or total >= _PROGRESS_MIN:
+                bar(done, total)
+
+    try:
+        rendered = render_files(args.rule_files, requests, args.api, args.out, stream=args.stream,
+                                seed=args.seed, on_progress=on_progress)  # fmt: skip
+    except (SynthGPTError, OSError) as exc:
+        print(f"synthgpt render: {exc}", file=sys.stderr)
+        return 2
+    failed = [r for r in rendered if r.error is not None]
+    for r in failed:
+        print(f"synthgpt render: {r.error}", file=sys.stderr)
+    ok = len(rendered) - len(failed)
+    print(f"synthgpt render: {ok} of {len(rendered)} requests rendered into {args.out}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""Turn the `match` and `generate` trees of a rule file into the objects the Python DSL builds.
+
+A name with its arguments is written `{name: arguments}`: a list gives positional arguments, a mapping
+keyword arguments, any other value the one positional argument, and `null`, `true`, `[]` or `{}` none.
+A bare name (`always`, `prose`) takes no arguments. Inside generator arguments, a one-key mapping whose
+key is a generator name is that generator (`{fake: city}`); other values are literals (`{just: …}` makes
+anything literal). Every mistake becomes a RuleFileError at the offending node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..errors import RuleError, UnknownNameError, suggest
+from ..generators.basic import Choice
+from ..generators.core import Generator, Just, Objects, Weighted
+from ..generators.registry import REGISTRY
+from ..generators.template import TEMPLATE_NAMES, Template
+from . import matchers as m
+from .locations import NodePath, RuleFileError, SourceMap
+
+__all__ = ["MATCHERS", "Builder", "generator_names"]
+
+# Every matcher function of the Python DSL, by the name it has there.
+MATCHERS: dict[str, Callable[..., m.Matcher]] = {
+    name: getattr(m, name)
+    for name in m.__all__
+    if name[0].islower() and name not in ("as_matcher", "where", "tool_rounds")
+}
+_COMBINATORS = ("all", "any", "not")
+
+# Generators whose one argument is written whole: `{objects: {id: …, age: …}}`, `{choice: [a, b]}`.
+_WHOLE = (Objects, Choice, Weighted, Just)
+# Arguments taken verbatim, never read as generator specs (a JSON Schema has keys like `items`, `id`, …).
+_RAW = {("from_schema", "schema"), ("just", "value")}
+
+
+def generator_names() -> dict[str, str]:
+    """Registered generator names with the first line of their documentation."""
+    out = {}
+    for name, factory in REGISTRY.items():
+        doc = inspect.getdoc(factory) or ""
+        out[name] = doc.strip().splitlines()[0] if doc.strip() else ""
+    return out
+
+
+@cache
+def _signature(factory: Callable[..., Any]) -> inspect.Signature:
+    return inspect.signature(factory)
+
+
+def _no_args(value: Any) -> bool:
+    return value is None or value is True or value == [] or value == {}
+
+
+class Builder:
+    """Builds the matchers and generators of one rule, remembering what the lints need."""
+
+    def __init__(self, smap: SourceMap) -> None:
+        self.smap = smap
+        self.captures: set[str] = set()
+        """Regex group names of the rule's matcher: what templates may read besides the built-ins."""
+        self.templates: list[tuple[Template, NodePath]] = []
+        self.notes: list[RuleFileError] = []
+        """Findings that do not stop loading (reported by `synthgpt check`)."""
+
+    def fail(self, at: NodePath, message: str, *, key: bool = False) -> RuleFileError:
+        return self.smap.error(at, message, key=key)
+
+    # ------------------------------------------------------------------------------------ matchers
+
+    def matcher(self, node: Any, at: NodePath) -> m.Matcher:
+        if isinstance(node, str):
+            return self._named_matcher(node, None, at, key=False)
+        if isinstance(node, list):
+            if not node:
+                raise self.fail(at, "an empty list matches nothing useful: write `always` or some matchers")
+            return m.All(*(self.matcher(x, (*at, i)) for i, x in enumerate(node)))
+        if isinstance(node, dict):
+            if not node:
+                raise self.fail(at, "an empty matcher: write `always` or `{name: arguments}`")
+            parts = [self._named_matcher(str(k), v, (*at, k), key=True) for k, v in node.items()]
+            return parts[0] if len(parts) == 1 else m.All(*parts)
+        raise self.fail(at, f"a matcher is a name, `{{name: arguments}}` or a list of matchers, got {node!r}")
+
+    def _named_matcher(self, name: str, args: Any, at: NodePath, *, key: bool) -> m.Matcher:
+        if name in ("all", "any"):
+            if not isinstance(args, list) or not args:
+                raise self.fail(at, f"`{name}` takes a non-empty list of matchers", key=key)
+            parts = [self.matcher(x, (*at, i)) for i, x in enumerate(args)]
+            return m.All(*parts) if name == "all" else m.Any_(*parts)
+        if name == "not":
+            if args is None:
+                raise self.fail(at, "`not` takes a matcher", key=key)
+            return m.Not(self.matcher(args, at))
+        factory = MATCHERS.get(name)
+        if factory is None:
+            err = UnknownNameError("matcher", name, [*MATCHERS, *_COMBINATORS])
+            raise self.fail(at, str(err), key=key)
+        pos, kw = self._arguments(name, factory, args, at, build=False)
+        for text in [*(v for k, v in kw.items() if k == "regex"), *(
+            v for k, v in zip(_signature(factory).parameters, pos, strict=False) if k == "regex"
+        )]:
+            if isinstance(text, str):
+                with contextlib.suppress(re.error):  # the matcher itself reports a bad regex
+                    self.captures.update(re.compile(text).groupindex)
+        matcher: m.Matcher = self._call(name, factory, pos, kw, at, key=key)
+        return matcher
+
+    # ---------------------------------------------------------------------------------- generators
+
+    def generator(self, node: Any, at: NodePath) -> Generator[Any]:
+        """A generator spec in generator position (`generate:`, `overrides` values)."""
+        if isinstance(node, str):
+            return self._named_generator(node, None, at, key=False)
+        if isinstance(node, dict) and len(node) == 1:
+            ((name, args),) = node.items()
+            return self._named_generator(str(name), args, (*at, name), key=True)
+        if isinstance(node, dict) and node:
+            keys = ", ".join(map(str, node))
+            raise self.fail(
+                at,
+                f"a generator is one `{{name: arguments}}` pair, got several keys ({keys}); "
+                "for an object of fields write `{objects: {field: generator, …}}`",
+            )
+        raise self.fail(
+            at, f"a generator is a name or `{{name: arguments}}`, got {node!r}; a fixed value is {{just: …}}"
+        )
+
+    def value(self, node: Any, at: NodePath) -> Any:
+        """An argument value: a generator spec if it is one, else a literal with generators inside."""
+        if isinstance(node, dict):
+            if len(node) == 1:
+                ((name, args),) = node.items()
+                if isinstance(name, str) and name in REGISTRY:
+                    return self._named_generator(name, args, (*at, name), key=True)
+                hint = suggest(name, REGISTRY) if isinstance(name, str) else None
+                if hint and isinstance(args, dict | list):  # read as data; `check` says it looks like a typo
+                    self.notes.append(self.fail(
+                        (*at, name),
+                        f"unknown generator {name!r} — did you mean {hint!r}? "
+                        "(if this mapping is meant as data, write it as `{just: …}`)",
+                        key=True,
+                    ))
+            return {k: self.value(v, (*at, k)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self.value(v, (*at, i)) for i, v in enumerate(node)]
+        return node
+
+    def _named_generator(self, name: str, args: Any, at: NodePath, *, key: bool) -> Generator[Any]:
+        try:
+            factory = REGISTRY[name]
+        except KeyError:
+            err = UnknownNameError("generator", name, REGISTRY)
+            hint = "" if err.suggestion else " (a fixed value is `{just: …}`, fixed text `output: {text: …}`)"
+            raise self.fail(at, f"{err}{hint}", key=key) from None
+        pos, kw = self._arguments(name, factory, args, at, build=True)
+        gen = self._call(name, factory, pos, kw, at, key=key)
+        if isinstance(gen, Template):
+            self.templates.append((gen, at))
+        return gen  # type: ignore[no-any-return]
+
+    # ----------------------------------------------------------------------------------- arguments
+
+    def _arguments(
+        self, name: str, factory: Callable[..., Any], args: Any, at: NodePath, *, build: bool
+    ) -> tuple[list[Any], dict[str, Any]]:
+        sig = _signature(factory)
+        params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        names = [p.name for p in params]
+
+        def conv(value: Any, param: str | None, where: NodePath) -> Any:
+            if not build or (name, param) in _RAW:
+                return value
+            return self.value(value, where)
+
+        if build and factory in _WHOLE:  # even `{just: null}` or `{just: []}`: the value itself
+            if factory is Objects:
+                if not isinstance(args, dict):
+                    raise self.fail(at, f"`{name}` takes a mapping of field names to generators", key=True)
+                return [{k: self.value(v, (*at, k)) for k, v in args.items()}], {}
+            return [conv(args, names[0], at)], {}
+        if _no_args(args):
+            return [], {}
+        if isinstance(args, list):
+            positional = [n for n in names if sig.parameters[n].kind != inspect.Parameter.KEYWORD_ONLY]
+            return [
+                conv(v, positional[i] if i < len(positional) else None, (*at, i)) for i, v in enumerate(args)
+            ], {}
+        if isinstance(args, dict):
+            keys = [str(k) for k in args]
+            var_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+            one_gen = len(keys) == 1 and keys[0] in REGISTRY and keys[0] not in names
+            if build and one_gen:  # `{lists: {fake: name}}`: a generator as the one argument
+                return [self.value(args, at)], {}
+            for k in keys:
+                if k not in names and not var_kw:
+                    hint = suggest(k, names)
+                    tail = f" — did you mean {hint!r}?" if hint else (
+                        f" (it takes {', '.join(names)})" if names else " (it takes none)"
+                    )
+                    raise self.fail((*at, k), f"`{name}` has no argument {k!r}{tail}", key=True)
+            return [], {str(k): conv(v, str(k), (*at, k)) for k, v in args.items()}
+        return [conv(args, names[0] if names else None, at)], {}
+
+    def _call(
+        self, name: str, factory: Callable[..., Any], pos: list[Any], kw: dict[str, Any],
+        at: NodePath, *, key: bool = True,
+    ) -> Any:
+        sig = _signature(factory)
+        try:
+            sig.bind(*pos, **kw)
+        except TypeError as exc:
+            raise self.fail(at, _binding_message(name, sig, pos, str(exc)), key=key) from None
+        try:
+            return factory(*pos, **kw)
+        except RuleError as exc:
+            raise self.fail(at, str(exc), key=key) from None
+        except (TypeError, ValueError) as exc:
+            raise self.fail(at, f"`{name}`: {exc}", key=key) from None
+
+    # ----------------------------------------------------------------------------------- templates
+
+    def check_templates(self) -> None:
+        """Template names that are neither built in, nor generators, nor captures of the matcher."""
+        for tpl, at in self.templates:
+            unknown = [n for n in tpl.undeclared if n not in self.captures]
+            if not unknown:
+                continue
+            known = [*TEMPLATE_NAMES, *REGISTRY, *self.captures]
+            hint = suggest(unknown[0], known)
+            tail = f" — did you mean {hint!r}?" if hint else (
+                " (names come from the built-ins, the generators and the regex groups of the rule's matcher)"
+            )
+            raise self.fail(at, f"template uses undefined name {unknown[0]!r}{tail}")
+
+
+def _binding_message(name: str, sig: inspect.Signature, pos: list[Any], problem: str) -> str:
+    if "missing a required argument" in problem:
+        missing = problem.split(":", 1)[1].strip()
+        return f"`{name}` needs argument {missing}"
+    if "too many positional arguments" in problem:
+        n = sum(1 for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        return f"`{name}` takes at most {n} argument{'s' if n != 1 else ''}, got {len(pos)}"
+    return f"`{name}`: {problem}"

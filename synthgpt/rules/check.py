@@ -1,0 +1,139 @@
+"""`synthgpt check RULE_FILES…`: validate rule files and lint them for rules that can never answer.
+
+Every finding is one line `PATH:LINE:COL: message` (the path as given on the command line) and every
+finding is an error: the exit code is 1 when there is any, 0 when there is none, 2 for bad usage.
+What is reported:
+- everything loading reports (syntax, unknown keys and names, bad arguments, undefined template names),
+  all of them rather than the first;
+- a catch-all rule (`always`) that is not last: the rules after it never answer;
+- a rule whose matcher is the same as an earlier rule's, or implies it (the earlier one's matcher plus
+  more conditions, or one branch of an earlier `any`): it never answers;
+- a one-key literal whose key is a near-miss of a generator name (`{intger: [1, 2]}`), which is read
+  as data; write `{just: …}` if the literal is meant.
+A rule with `times` does not hide the rules after it: once used up, they answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .loader import LoadedRules, load_report
+from .matchers import All, Any_, Matcher
+
+__all__ = ["Finding", "check_files", "implies", "lint", "main"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Finding:
+    path: str
+    line: int
+    col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+
+
+def check_files(paths: Sequence[str]) -> list[Finding]:
+    """Every finding for these files, in file order, then line order."""
+    loaded, errors, notes = load_report(paths)
+    found = [Finding(e.path, e.line, e.col, e.message) for e in [*errors, *notes]]
+    return _ordered(found + (lint(loaded) if loaded is not None else []), paths)
+
+
+def _ordered(findings: list[Finding], paths: Sequence[str]) -> list[Finding]:
+    rank = {p: i for i, p in enumerate(paths)}
+    unique = list(dict.fromkeys(findings))
+    return sorted(unique, key=lambda f: (rank.get(f.path, len(rank)), f.path, f.line, f.col, f.message))
+
+
+def lint(loaded: LoadedRules) -> list[Finding]:
+    """Rules hidden by an earlier rule that always answers first."""
+    rules = list(loaded.ruleset)
+    out: list[Finding] = []
+    for i, rule in enumerate(rules):
+        origin = loaded.origins.get(rule.name)
+        if origin is None:  # pragma: no cover - every loaded rule has an origin
+            continue
+        for earlier in rules[:i]:
+            if earlier.times is not None or not implies(rule.matcher, earlier.matcher):
+                continue
+            where = loaded.origins[earlier.name]
+            if _is_always(earlier.matcher):
+                break  # reported once, at the catch-all itself (below)
+            if repr(rule.matcher) == repr(earlier.matcher):
+                why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
+            else:
+                why = (f"every request it matches is taken first by rule {earlier.name!r} ({where}), "
+                       f"`{earlier.matcher!r}`")
+            message = f"rule {rule.name!r} can never answer: {why}"
+            out.append(Finding(origin.path, origin.match_line, origin.match_col, message))
+            break
+    for i, rule in enumerate(rules):
+        if not _is_always(rule.matcher) or rule.times is not None or i == len(rules) - 1:
+            continue
+        origin = loaded.origins[rule.name]
+        after = [r.name for r in rules[i + 1 :]]
+        names = ", ".join(map(repr, after[:5])) + (f" and {len(after) - 5} more" if len(after) > 5 else "")
+        out.append(Finding(
+            origin.path, origin.match_line, origin.match_col,
+            f"rule {rule.name!r} matches every request, so the rules after it never answer ({names}); "
+            "move it last",
+        ))
+        break  # the rules after the first catch-all, other catch-alls included, are covered by this one
+    return out
+
+
+def _is_always(m: Matcher) -> bool:
+    return repr(m) == "always()"
+
+
+def implies(a: Matcher, b: Matcher) -> bool:
+    """Whether every request `a` matches is sure to match `b`, judged from the structure only."""
+    if _is_always(b) or repr(a) == repr(b):
+        return True
+    if isinstance(b, All):
+        return all(implies(a, p) for p in b.parts)
+    if isinstance(a, Any_):
+        return all(implies(p, b) for p in a.parts)
+    if isinstance(a, All):
+        return any(implies(p, b) for p in a.parts)
+    if isinstance(b, Any_):
+        return any(implies(a, p) for p in b.parts)
+    return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="synthgpt check",
+        description="Validate rule files and report rules that can never answer. Exit 1 on any finding.",
+    )
+    parser.add_argument("files", nargs="*", metavar="RULE_FILE", help="YAML or JSON rule files")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--schema", action="store_true", help="print the JSON Schema of rule files and exit")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.schema:
+        from .spec import render_schema
+
+        sys.stdout.write(render_schema())
+        return 0
+    if not args.files:
+        parser.print_usage(sys.stderr)
+        print("synthgpt check: error: give at least one RULE_FILE", file=sys.stderr)
+        return 2
+    findings = check_files(args.files)
+    for f in findings:
+        print(f)
+    if not args.quiet:
+        if findings:
+            print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found", file=sys.stderr)
+        else:
+            print(f"ok: {', '.join(args.files)}", file=sys.stderr)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,339 @@
+"""Load rule files (YAML or JSON) into the RuleSet the Python DSL would build.
+
+    loaded = load_files(["rules.yaml"])
+    mock = MockGPT(loaded.ruleset, seed=loaded.seed or 0, clock=loaded.clock)
+
+Included files are read first, depth-first, each once; their rules come before the including file's.
+`seed` and `clock` come from the first file (in command-line order) that sets them, a file's own value
+winning over its includes'; two command-line files setting different values is an error. `models` is
+the union. All errors of all rules are collected; the first is raised, carrying the rest in `.errors`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..clock import Clock, FixedClock, parse_clock
+from ..generators import answer
+from ..generators.core import Generator, Just
+from ..generators.registry import REGISTRY
+from ..generators.reply import Reply
+from .build import Builder
+from .locations import NodePath, RuleFileError, SourceMap, parse_source
+from .rule import Rule, RuleSet
+from .script import Script
+from .spec import OutputSpec, RuleFileSpec, RuleSpec, StepSpec, validation_errors
+
+__all__ = ["LoadedRules", "RuleFileError", "RuleOrigin", "load_files", "load_report", "load_text"]
+
+_ANSWER_KEYS = ("output", "generate", "template", "schema", "script", "sequence")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOrigin:
+    """Where a rule was written: the rule's own position and its `match`'s."""
+
+    path: str
+    line: int
+    col: int
+    match_line: int
+    match_col: int
+    times: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedRules:
+    ruleset: RuleSet
+    seed: int | None = None
+    clock: Clock | None = None
+    models: tuple[str, ...] = ()
+    files: tuple[Path, ...] = ()
+    """Every file read, includes too (what `serve --watch` watches)."""
+    origins: dict[str, RuleOrigin] = field(default_factory=dict)
+    """Rule name -> where it was written."""
+    notes: tuple[RuleFileError, ...] = ()
+    """Findings that do not stop loading; `synthgpt check` reports them."""
+
+
+def load_files(paths: Iterable[str | os.PathLike[str]]) -> LoadedRules:
+    """Load rule files (the paths as given are how errors name them)."""
+    loader = _Loader()
+    for p in paths:
+        loader.top_file(str(p))
+    return loader.finish()
+
+
+def load_report(
+    paths: Iterable[str | os.PathLike[str]],
+) -> tuple[LoadedRules | None, list[RuleFileError], list[RuleFileError]]:
+    """(the rules or None, every error, every non-fatal note): what `synthgpt check` reports."""
+    loader = _Loader()
+    for p in paths:
+        loader.top_file(str(p))
+    try:
+        return loader.finish(), [], list(loader.notes)
+    except RuleFileError as exc:
+        return None, list(exc.errors), list(loader.notes)
+
+
+def load_text(text: str, path: str = "<string>", *, json_syntax: bool | None = None) -> LoadedRules:
+    """Load one rule file from text; includes are relative to `path`'s directory."""
+    loader = _Loader()
+    loader.top_text(text, path, json_syntax=json_syntax)
+    return loader.finish()
+
+
+@dataclass
+class _Setting:
+    value: Any
+    where: str
+    top: int  # index of the command-line file it came from
+
+
+class _Loader:
+    def __init__(self) -> None:
+        self.errors: list[RuleFileError] = []
+        self.notes: list[RuleFileError] = []
+        self.rules: list[Rule] = []
+        self.origins: dict[str, RuleOrigin] = {}
+        self.files: list[Path] = []
+        self.seen: set[Path] = set()
+        self.models: list[str] = []
+        self.settings: dict[str, _Setting] = {}
+        self.top_index = -1
+
+    def finish(self) -> LoadedRules:
+        if self.errors:
+            raise RuleFileError.collect(self.errors)
+        models = tuple(self.models)
+        seed = self.settings.get("seed")
+        clock = self.settings.get("clock")
+        return LoadedRules(
+            ruleset=RuleSet(self.rules, models=models),
+            seed=None if seed is None else int(seed.value),
+            clock=None if clock is None else clock.value,
+            models=models,
+            files=tuple(self.files),
+            origins=dict(self.origins),
+            notes=tuple(self.notes),
+        )
+
+    # -- files --
+    def top_file(self, display: str) -> None:
+        self.top_index += 1
+        self.file(display, chain=(), included_at=None)
+
+    def top_text(self, text: str, display: str, *, json_syntax: bool | None) -> None:
+        self.top_index += 1
+        self.text(text, display, Path(display).resolve(), chain=(), json_syntax=json_syntax)
+
+    def file(
+        self, display: str, chain: tuple[Path, ...], included_at: tuple[SourceMap, NodePath] | None
+    ) -> None:
+        path = Path(display)
+        real = path.resolve()
+        if real in chain:
+            cycle = " -> ".join([*(p.name for p in chain[chain.index(real):]), real.name])
+            assert included_at is not None
+            smap, at = included_at
+            self.errors.append(smap.error(at, f"include cycle: {cycle}"))
+            return
+        if real in self.seen:  # a diamond: the shared file's rules are loaded once, where first included
+            return
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            if included_at is None:
+                self.errors.append(RuleFileError(display, 1, 1, f"cannot read the rule file: {reason}"))
+            else:
+                smap, at = included_at
+                self.errors.append(smap.error(at, f"cannot read included file {display!r}: {reason}"))
+            return
+        self.files.append(path)
+        self.text(text, display, real, chain=chain, json_syntax=None)
+
+    def text(
+        self, text: str, display: str, real: Path, *, chain: tuple[Path, ...], json_syntax: bool | None
+    ) -> None:
+        self.seen.add(real)
+        try:
+            data, smap = parse_source(text, display, json_syntax=json_syntax)
+        except RuleFileError as exc:
+            self.errors.append(exc)
+            return
+        if data is None:
+            return
+        if isinstance(data, list):  # a bare list of rules
+            data = {"rules": data}
+        if not isinstance(data, dict):
+            self.errors.append(smap.error((), "a rule file is a mapping with `rules:` (and `seed`, `clock`, "
+                                                "`models`, `include`), or a list of rules"))
+            return
+        rules_raw = data.get("rules", [])
+        try:
+            top = RuleFileSpec.model_validate({k: v for k, v in data.items() if k != "rules"})
+        except ValidationError as exc:
+            self.errors.extend(validation_errors(exc, RuleFileSpec, smap, (), data))
+            return
+        try:
+            self.settings_of(top, smap)
+        except RuleFileError as exc:
+            self.errors.append(exc)
+        base = Path(display).parent
+        for i, inc in enumerate(top.include):
+            at: NodePath = ("include", i) if isinstance(data.get("include"), list) else ("include",)
+            self.file(str(base / inc), (*chain, real), (smap, at))
+        if not isinstance(rules_raw, list):
+            self.errors.append(smap.error(("rules",), "`rules` is a list of rules"))
+            return
+        for i, raw in enumerate(rules_raw):
+            try:
+                self.rule(raw, smap, ("rules", i))
+            except RuleFileError as exc:
+                self.errors.append(exc)
+
+    def settings_of(self, top: RuleFileSpec, smap: SourceMap) -> None:
+        for name, value in (("seed", top.seed), ("clock", top.clock)):
+            if value is None:
+                continue
+            if name == "clock":
+                value = _clock(value, smap)
+            where = "{}:{}:{}".format(smap.path, *smap.pos((name,)))
+            have = self.settings.get(name)
+            if have is None:
+                self.settings[name] = _Setting(value, where, self.top_index)
+            elif have.top != self.top_index and repr(have.value) != repr(value):
+                self.errors.append(smap.error((name,), f"`{name}` is set differently in {have.where}; "
+                                                        "set it in one file only"))
+            # else: the same command-line file, whose own value was read before its includes': it stays
+        for name in top.models:
+            if name not in self.models:
+                self.models.append(name)
+
+    # -- rules --
+    def rule(self, raw: Any, smap: SourceMap, at: NodePath) -> None:
+        if not isinstance(raw, dict):
+            raise smap.error(at, "a rule is a mapping with `name`, `match` and an answer")
+        try:
+            spec = RuleSpec.model_validate(raw)
+        except ValidationError as exc:
+            errs = validation_errors(exc, RuleSpec, smap, at, raw)
+            self.errors.extend(errs[1:])
+            raise errs[0] from None
+        b = Builder(smap)
+        matcher = b.matcher(raw["match"], (*at, "match"))
+        answer_gen = self.answer(spec, raw, b, at, rule_name=spec.name, steps_allowed=True)
+        b.check_templates()
+        self.notes.extend(b.notes)
+        line, col = smap.pos(at)
+        mline, mcol = smap.pos((*at, "match"))
+        if spec.name in self.origins:
+            first = self.origins[spec.name]
+            raise smap.error((*at, "name"), f"two rules are named {spec.name!r} (the first at {first}); "
+                                            "rule names must be unique")
+        try:
+            rule = Rule(
+                spec.name, matcher, answer_gen, stream=spec.stream, error=spec.error, times=spec.times,
+                reasoning=spec.reasoning, source=f"{smap.path}:{line}:{col}",
+            )
+        except Exception as exc:  # pragma: no cover - every argument was checked above
+            raise smap.error(at, str(exc)) from None
+        self.rules.append(rule)
+        self.origins[spec.name] = RuleOrigin(smap.path, line, col, mline, mcol, spec.times)
+
+    def answer(
+        self, spec: RuleSpec | StepSpec, raw: dict[str, Any], b: Builder, at: NodePath, *, rule_name: str,
+        steps_allowed: bool,
+    ) -> Generator[Any] | None:
+        given = [k for k in _ANSWER_KEYS if raw.get(k) is not None]
+        what = "a rule" if steps_allowed else "a step"
+        if not steps_allowed and any(k in ("script", "sequence") for k in raw):
+            raise b.fail((*at, "script" if "script" in raw else "sequence"), "steps do not nest", key=True)
+        if len(given) > 1:
+            raise b.fail((*at, given[1]), f"{what} has one answer: got both `{given[0]}` and `{given[1]}`",
+                         key=True)
+        if raw.get("overrides") is not None and raw.get("schema") is None:
+            raise b.fail(
+                (*at, "overrides"),
+                "`overrides` goes with `schema`; for the request's own schema write "
+                "`generate: {from_request_schema: {overrides: …}}`",
+                key=True,
+            )
+        if not given:
+            if spec.error is not None:
+                return None
+            label = f"rule {rule_name!r}" if steps_allowed else what
+            raise b.fail(at, f"{label} has no answer: give `output`, `generate`, `template`, `schema`"
+                             + (", `script` or `sequence`" if steps_allowed else "") + ", or an `error`")
+        kind = given[0]
+        value: Generator[Any]
+        if kind == "output":
+            assert spec.output is not None
+            value = _output(spec.output, b, (*at, "output"))
+        elif kind == "generate":
+            value = b.generator(raw["generate"], (*at, "generate"))
+        elif kind == "template":
+            value = b._named_generator("template", raw["template"], (*at, "template"), key=True)
+        elif kind == "schema":
+            raw_over = raw.get("overrides") or {}
+            overrides = {k: b.value(v, (*at, "overrides", k)) for k, v in raw_over.items()}
+            value = b._call(
+                "from_schema", REGISTRY["from_schema"], [raw["schema"]], {"overrides": overrides or None},
+                (*at, "schema"),
+            )
+        else:
+            assert isinstance(spec, RuleSpec)
+            steps = spec.script if kind == "script" else spec.sequence
+            assert steps is not None
+            if not steps:
+                raise b.fail((*at, kind), f"`{kind}` needs at least one step", key=True)
+            built = []
+            for i, (step, step_raw) in enumerate(zip(steps, raw[kind], strict=True)):
+                g = self.answer(step, step_raw, b, (*at, kind, i), rule_name=rule_name, steps_allowed=False)
+                built.append(g if g is not None else Just(None))
+                if step.stream is not None or step.error is not None:
+                    built[-1] = answer(g, stream=step.stream, error=step.error)
+            return Script(built, by="round" if kind == "script" else "call")
+        return value
+
+
+def _output(spec: OutputSpec, b: Builder, at: NodePath) -> Generator[Any]:
+    calls: list[Any] = []
+    for i, tc in enumerate(spec.tool_calls):
+        if not isinstance(tc.arguments, dict | str):
+            raise b.fail((*at, "tool_calls", i, "arguments"), "`arguments` is a JSON object or JSON text")
+        call: dict[str, Any] = {"name": tc.name, "arguments": tc.arguments}
+        if tc.id is not None:
+            call["id"] = tc.id
+        calls.append(Just(call))
+    reply = Reply(
+        text=spec.text,
+        tool_calls=calls,
+        reasoning=spec.reasoning,
+        finish_reason=spec.finish_reason,
+    )
+    if spec.usage is None:
+        return reply
+    usage = spec.usage.model_dump(exclude_none=True)
+    return answer(reply, usage=usage)
+
+
+def _clock(value: Any, smap: SourceMap) -> Clock:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return FixedClock(value)
+    if isinstance(value, str):
+        try:
+            return parse_clock(value)
+        except ValueError as exc:
+            raise smap.error(("clock",), str(exc)) from None
+    raise smap.error(("clock",), f"`clock` is a string like `fixed:1700000000` or a number, got {value!r}")

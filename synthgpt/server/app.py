@@ -1,0 +1,116 @@
+"""The Starlette app factory. No module globals: everything an app needs hangs off `app.state`.
+
+`app.state.mock` is read on every request, so replacing it (or `mock.rules`) takes effect at once:
+that is how a rule-file reload swaps the rules under a running server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Match, Route
+
+from ..codec.base import WireCodec
+from ..codec.sse import StreamAborted
+from ..mock import MockGPT
+from ..model import ErrorSpec
+from .admin import clear_calls, healthz, list_calls
+from .models import dialect_for, get_model, list_models
+from .responses import error_response, request_id
+from .routes import API_ROUTES, ApiRoute, api_endpoint
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
+
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+log = logging.getLogger("synthgpt.server")
+
+
+def create_app(
+    mock: MockGPT,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    routes: Sequence[ApiRoute] = API_ROUTES,
+    on_startup: Sequence[Callable[[], object]] = (),
+    on_shutdown: Sequence[Callable[[], object]] = (),
+) -> Starlette:
+    """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
+
+    `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
+    """
+    if max_body_bytes < 1:
+        raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
+    api_routes: list[tuple[BaseRoute, WireCodec]] = [
+        (Route(r.path, api_endpoint(r.codec), methods=list(r.methods)), r.codec) for r in routes
+    ]
+    all_routes: list[BaseRoute] = [
+        *(route for route, _ in api_routes),
+        Route("/v1/models", list_models, methods=["GET"]),
+        Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/_synthgpt/calls", list_calls, methods=["GET"]),
+        Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        for hook in on_startup:
+            hook()
+        try:
+            yield
+        finally:
+            for hook in on_shutdown:
+                hook()
+
+    def codec_for(request: Request) -> WireCodec:
+        for route, codec in api_routes:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                return codec
+        return dialect_for(request.headers).codec
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        mock: MockGPT = request.app.state.mock
+        spec = ErrorSpec(
+            status=404,
+            message=f"Unknown request URL: {request.method} {request.url.path}. Check the URL and method.",
+            type="invalid_request_error",
+            code="unknown_url",
+        )
+        return error_response(codec_for(request), spec, 404, request_id(mock.seed, "404", request.url.path))
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        mock: MockGPT = request.app.state.mock
+        allow = exc.headers.get("Allow", "") if isinstance(exc, HTTPException) and exc.headers else ""
+        spec = ErrorSpec(
+            status=405,
+            message=f"Method {request.method} is not allowed for {request.url.path}. Allowed: {allow}.",
+            type="invalid_request_error",
+            code="method_not_allowed",
+            headers={"allow": allow} if allow else {},
+        )
+        return error_response(codec_for(request), spec, 405, request_id(mock.seed, "405", request.url.path))
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # Reached only if something escaped a handler: answer in shape, log the details, show none.
+        # A stream dropped on purpose passes here too, after its response started (nothing is sent).
+        if not isinstance(exc, StreamAborted):
+            log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        mock: MockGPT = request.app.state.mock
+        spec = ErrorSpec(status=500, type="server_error")
+        return error_response(codec_for(request), spec, 500, request_id(mock.seed, "500", request.url.path))
+
+    app = Starlette(
+        routes=all_routes,
+        exception_handlers={404: not_found, 405: not_allowed, 500: server_error},
+        lifespan=lifespan,
+    )
+    app.state.mock = mock
+    app.state.max_body_bytes = max_body_bytes
+    return app

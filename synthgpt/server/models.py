@@ -1,0 +1,110 @@
+"""`GET /v1/models` and friends, and the provider shape of answers that belong to no API route.
+
+OpenAI and Anthropic clients share `/v1/models`, so the shape of a models list, of a 404 for an unknown
+path and of a 405 is picked from the request headers by the first matching `Dialect` in `DIALECTS`
+(OpenAI is last and matches everything). Another provider is one more Dialect in front of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..codec.base import WireCodec
+from ..codec.openai_chat import ChatCodec
+from ..mock import MockGPT
+from .responses import error_response, json_response, request_id
+from .routes import model_not_found
+
+__all__ = [
+    "DIALECTS",
+    "MODEL_CREATED",
+    "OPENAI",
+    "Dialect",
+    "dialect_for",
+    "get_model",
+    "list_models",
+    "served_models",
+]
+
+MODEL_CREATED = 1_704_067_200
+"""`created` of every listed model (2024-01-01): fixed, like every other value in an answer."""
+
+OPENAI_DEFAULT_MODELS = (
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-5",
+    "gpt-5-mini",
+    "o3",
+    "o4-mini",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How to answer a client outside the API routes."""
+
+    name: str
+    detect: Callable[[Mapping[str, str]], bool]
+    """Does a request with these (lower-cased) headers come from this provider's clients?"""
+    codec: WireCodec
+    """Error bodies and per-answer headers."""
+    default_models: tuple[str, ...]
+    """Listed when the rules do not restrict the models."""
+    model_list: Callable[[Sequence[str]], dict[str, Any]]
+    model_item: Callable[[str], dict[str, Any]]
+
+
+def _openai_model(model_id: str) -> dict[str, Any]:
+    return {"id": model_id, "object": "model", "created": MODEL_CREATED, "owned_by": "synthgpt"}
+
+
+def _openai_model_list(ids: Sequence[str]) -> dict[str, Any]:
+    return {"object": "list", "data": [_openai_model(i) for i in ids]}
+
+
+OPENAI = Dialect("openai", lambda headers: True, ChatCodec(), OPENAI_DEFAULT_MODELS, _openai_model_list,
+                 _openai_model)  # fmt: skip
+
+DIALECTS: tuple[Dialect, ...] = (OPENAI,)
+
+
+def dialect_for(headers: Mapping[str, str]) -> Dialect:
+    return next(d for d in DIALECTS if d.detect(headers))
+
+
+def served_models(mock: MockGPT, dialect: Dialect) -> list[str]:
+    """The rules' models when they restrict them (glob patterns are not listable, so they are skipped);
+    otherwise the dialect's default list. Listing a model that would then answer 404 would be a lie."""
+    named = [m for m in mock.rules.models if not any(c in m for c in "*?[")]
+    return named if mock.rules.models else list(dialect.default_models)
+
+
+async def list_models(request: Request) -> Response:
+    mock: MockGPT = request.app.state.mock
+    dialect = dialect_for(request.headers)
+    return json_response(dialect.model_list(served_models(mock, dialect)))
+
+
+async def get_model(request: Request) -> Response:
+    mock: MockGPT = request.app.state.mock
+    dialect = dialect_for(request.headers)
+    model_id = str(request.path_params["model_id"])
+    if model_id not in served_models(mock, dialect) and not _matches_rules(mock, model_id):
+        rid = request_id(mock.seed, "model", model_id)
+        return error_response(dialect.codec, model_not_found(model_id), 404, rid)
+    return json_response(dialect.model_item(model_id))
+
+
+def _matches_rules(mock: MockGPT, model_id: str) -> bool:
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(model_id, p) for p in mock.rules.models)

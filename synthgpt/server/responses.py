@@ -1,0 +1,81 @@
+"""Building HTTP answers: JSON bytes, deterministic request ids and latency headers, provider-shaped errors.
+
+`openai-processing-ms` is derived from the request id (plus the answer's planned first delay), not
+measured: the same request gets the same headers as well as the same body.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from starlette.responses import Response
+
+from ..codec.base import WireCodec
+from ..codec.errors import error_headers
+from ..codec.openai_chat import openai_response_headers
+from ..errors import RequestError
+from ..model import ErrorSpec
+from ..seeding import derive_seed, token_from_seed
+
+__all__ = [
+    "HasResponseHeaders",
+    "codec_headers",
+    "error_response",
+    "json_bytes",
+    "json_response",
+    "processing_ms",
+    "request_id",
+]
+
+_HEX = "0123456789abcdef"
+
+
+@runtime_checkable
+class HasResponseHeaders(Protocol):
+    """A codec that names its own per-answer headers (request id header, version, …).
+
+    Codecs without this method get the OpenAI set: `x-request-id`, `openai-processing-ms`,
+    `openai-version`.
+    """
+
+    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]: ...
+
+
+def json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def request_id(seed: int, *key: object) -> str:
+    """`req_` + 32 hex digits derived from the engine seed and what identifies the request."""
+    return "req_" + token_from_seed(derive_seed(seed, "request-id", *key), 32, _HEX)
+
+
+def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:
+    return 40 + derive_seed("processing-ms", rid) % 360 + int(first_delay_ms)
+
+
+def codec_headers(codec: WireCodec, rid: str, ms: int) -> dict[str, str]:
+    if isinstance(codec, HasResponseHeaders):
+        return codec.response_headers(rid, ms)
+    return openai_response_headers(rid, ms)
+
+
+def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(json_bytes(body), status_code=status, headers=headers, media_type="application/json")
+
+
+def error_response(
+    codec: WireCodec,
+    error: ErrorSpec | RequestError,
+    status: int,
+    rid: str,
+    *,
+    first_delay_ms: float = 0.0,
+) -> Response:
+    """The provider-shaped error answer; an ErrorSpec also brings its retry and rate-limit headers."""
+    headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
+    if isinstance(error, ErrorSpec):
+        headers.update(error_headers(error))
+    return json_response(codec.error_body(error, status), status, headers)

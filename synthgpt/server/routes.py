@@ -1,0 +1,154 @@
+"""The API routes: one table of (path, codec, methods), one generic handler.
+
+Adding an API is one line in `API_ROUTES`. The handler does the same for every API: read the body under
+the size limit (413), parse JSON (400), `codec.decode` (400 naming the param), check the served models
+(404), generate, then answer with the rule's error, a stream (SSE via `codec.sse`) or a JSON body.
+Every failure is answered in the route's provider shape; nothing unexpected leaks a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from ..codec.base import WireCodec
+from ..codec.openai_chat import ChatCodec
+from ..codec.sse import stream_bytes
+from ..errors import NoRuleMatched, RequestError, SynthGPTError
+from ..mock import MockGPT
+from ..model import ErrorSpec, ModelOutput, ModelRequest
+from .responses import codec_headers, error_response, json_response, processing_ms, request_id
+
+__all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
+
+log = logging.getLogger("synthgpt.server")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRoute:
+    """One API endpoint: `path` (Starlette syntax; path params reach `codec.decode` as `params`)."""
+
+    path: str
+    codec: WireCodec
+    methods: tuple[str, ...] = ("POST",)
+
+
+_CHAT = ChatCodec()
+
+API_ROUTES: tuple[ApiRoute, ...] = (
+    ApiRoute("/v1/chat/completions", _CHAT),
+    # Azure OpenAI: the deployment names the model; `?api-version=` is accepted and ignored.
+    ApiRoute("/openai/deployments/{deployment}/chat/completions", _CHAT),
+)
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"Request body too large: {size} bytes exceeds the limit of {limit} bytes.")
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The whole body, refusing as soon as it is known to exceed `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(int(declared), limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def model_not_found(model: str) -> ErrorSpec:
+    return ErrorSpec(
+        status=404,
+        message=f"The model `{model}` does not exist or you do not have access to it.",
+        type="invalid_request_error",
+        code="model_not_found",
+    )
+
+
+def _serves(mock: MockGPT, model: str) -> bool:
+    models = mock.rules.models
+    return not models or any(fnmatch.fnmatchcase(model, pattern) for pattern in models)
+
+
+def api_endpoint(codec: WireCodec) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return await handle(request, codec)
+
+    endpoint.__name__ = f"{codec.api}_endpoint"
+    return endpoint
+
+
+async def handle(request: Request, codec: WireCodec) -> Response:
+    mock: MockGPT = request.app.state.mock  # read per request: a rule reload may swap it
+    raw_key = (request.url.path, "")
+    try:
+        raw = await read_body(request, request.app.state.max_body_bytes)
+    except BodyTooLarge as exc:
+        spec = ErrorSpec(status=413, message=str(exc), type="invalid_request_error", code="request_too_large")
+        return error_response(codec, spec, 413, request_id(mock.seed, *raw_key, exc.size))
+    raw_key = (request.url.path, hashlib.blake2b(raw, digest_size=16).hexdigest())
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        err = RequestError(
+            f"We could not parse the JSON body of your request ({exc}). The API expects a JSON object; "
+            "check that the body is valid JSON and sent with content-type application/json."
+        )
+        return error_response(codec, err, 400, request_id(mock.seed, *raw_key))
+    req: ModelRequest | None = None
+    try:
+        req = codec.decode(body, request.headers, request.path_params)
+        rid = request_id(mock.seed, req.api, req.fingerprint())
+        if not _serves(mock, req.model):
+            return error_response(codec, model_not_found(req.model), 404, rid)
+        output = await mock.agenerate(req)
+    except RequestError as exc:
+        rid = request_id(mock.seed, *raw_key)
+        return error_response(codec, exc, 400, rid)
+    except NoRuleMatched as exc:
+        spec = ErrorSpec(status=400, message=str(exc), type="invalid_request_error", code="no_rule_matched")
+        return error_response(codec, spec, 400, request_id(mock.seed, *raw_key))
+    except SynthGPTError as exc:  # a rule that cannot answer: the rule file's fault, said plainly
+        log.warning("rule error answering %s: %s", request.url.path, exc)
+        spec = ErrorSpec(status=500, message=str(exc), type="server_error", code="rule_error")
+        return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
+    except Exception:
+        log.exception("unexpected error answering %s", request.url.path)
+        spec = ErrorSpec(status=500, type="server_error")
+        return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
+    return await _answer(codec, req, output, rid)
+
+
+async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str) -> Response:
+    plan = output.stream
+    if output.error is not None:
+        if plan.first_delay_ms > 0:
+            await asyncio.sleep(plan.first_delay_ms / 1000.0)
+        status = output.error.status
+        return error_response(codec, output.error, status, rid, first_delay_ms=plan.first_delay_ms)
+    headers = codec_headers(codec, rid, processing_ms(rid, plan.first_delay_ms))
+    if req.stream:
+        frames = codec.frames(output, req)
+        headers["cache-control"] = "no-cache"
+        headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
+        body = stream_bytes(frames, plan, codec, output, req)  # waits for the first delay itself
+        return StreamingResponse(body, headers=headers, media_type="text/event-stream")
+    if plan.first_delay_ms > 0:
+        await asyncio.sleep(plan.first_delay_ms / 1000.0)
+    return json_response(codec.body(output, req), 200, headers)

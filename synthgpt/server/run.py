@@ -1,0 +1,193 @@
+"""Running the app under uvicorn: configuration, engine construction, one or several workers.
+
+The CLI builds a `ServeConfig`; `serve(config)` binds the socket itself (so `--port 0` can print the real
+port before serving), then runs one uvicorn server, or a uvicorn supervisor whose workers each build the
+same app from the config passed in `SYNTHGPT_SERVE_CONFIG` (`create_app_from_env`, a uvicorn factory).
+Given the same rule files, seed and clock every worker answers the same request with the same bytes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+
+from ..clock import Clock, FixedClock, parse_clock
+from ..codec.sse import StreamAborted
+from ..mock import MockGPT
+from ..rules.rule import RuleSet
+from .app import DEFAULT_MAX_BODY_BYTES, create_app
+
+if TYPE_CHECKING:
+    from ..rules.loader import LoadedRules
+
+__all__ = ["ENV_VAR", "ConfigError", "ServeConfig", "build_mock", "create_app_from_config",
+           "create_app_from_env", "serve"]  # fmt: skip
+
+ENV_VAR = "SYNTHGPT_SERVE_CONFIG"
+log = logging.getLogger("synthgpt.server")
+
+
+class ConfigError(Exception):
+    """The serve configuration cannot work (bad clock, unreadable rule files, …); the message says why."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    rule_files: tuple[str, ...] = ()
+    host: str = "127.0.0.1"
+    port: int = 8000
+    seed: int | None = None
+    """None: the rule files' seed, else 0."""
+    clock: str | None = None
+    """`fixed:<unix-seconds>`, `system`, …; None: the rule files' clock, else the fixed default."""
+    workers: int = 1
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    watch: bool = False
+    journal_size: int = 1000
+    access_log: bool = False
+    log_level: str = "warning"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeConfig:
+        data = json.loads(text)
+        data["rule_files"] = tuple(data.get("rule_files", ()))
+        return cls(**data)
+
+
+def _load(paths: tuple[str, ...]) -> LoadedRules:
+    from ..rules.loader import load_files  # rule files only: the built-in rules need no YAML
+
+    return load_files(list(paths))
+
+
+def _ruleset(loaded: LoadedRules) -> RuleSet:
+    rules = loaded.ruleset
+    if loaded.models and not rules.models:
+        rules.models = tuple(loaded.models)
+    return rules
+
+
+def build_mock(config: ServeConfig) -> MockGPT:
+    """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files)."""
+    seed = config.seed
+    clock: Clock | None = None
+    if config.clock is not None:
+        try:
+            clock = parse_clock(config.clock)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    rules: RuleSet | None = None
+    if config.rule_files:
+        loaded = _load(config.rule_files)
+        rules = _ruleset(loaded)
+        seed = seed if seed is not None else loaded.seed
+        clock = clock or loaded.clock
+    return MockGPT(rules, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+
+
+def create_app_from_config(config: ServeConfig) -> Starlette:
+    quiet_aborted_streams()
+    mock = build_mock(config)
+    on_startup: list[Callable[[], object]] = []
+    on_shutdown: list[Callable[[], object]] = []
+    if config.watch and config.rule_files:
+        from ..rules.watch import RuleWatcher
+
+        def reload(loaded: LoadedRules) -> None:
+            mock.rules = _ruleset(loaded)  # one assignment: requests see the old or the new rules
+            log.warning("rules reloaded from %s", ", ".join(config.rule_files))
+
+        watcher = RuleWatcher(list(config.rule_files), on_reload=reload)
+        on_startup.append(watcher.start)
+        on_shutdown.append(watcher.stop)
+    return create_app(
+        mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown
+    )
+
+
+def create_app_from_env() -> Starlette:
+    """uvicorn factory for worker processes: the config comes from `SYNTHGPT_SERVE_CONFIG`."""
+    return create_app_from_config(ServeConfig.from_json(os.environ[ENV_VAR]))
+
+
+class _DropAbortedStreams(logging.Filter):
+    """uvicorn logs every exception out of an app as an error; a stream dropped on purpose is not one."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        return not isinstance(exc, StreamAborted)
+
+
+def quiet_aborted_streams() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _DropAbortedStreams) for f in logger.filters):
+        logger.addFilter(_DropAbortedStreams())
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(2048)  # connections queue until the server accepts them, so announcing now is truthful
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def serve(config: ServeConfig, *, out: IO[str] | None = None) -> None:
+    """Serve until interrupted. Prints `synthgpt listening on http://HOST:PORT` (the real port) first."""
+    import uvicorn
+
+    app: Starlette | str
+    if config.workers > 1:
+        build_mock(config)  # fail here, once, rather than in every worker
+        os.environ[ENV_VAR] = config.to_json()
+        app = "synthgpt.server.run:create_app_from_env"
+    else:
+        app = create_app_from_config(config)
+    sock = _bind(config.host, config.port)
+    port = sock.getsockname()[1]
+    print(f"synthgpt listening on {url_for(config.host, port)}", file=out or sys.stdout, flush=True)
+    uv_config = uvicorn.Config(
+        app,
+        factory=config.workers > 1,
+        host=config.host,
+        port=port,
+        workers=config.workers,
+        loop="uvloop" if importlib.util.find_spec("uvloop") else "auto",
+        http="httptools" if importlib.util.find_spec("httptools") else "auto",
+        access_log=config.access_log,
+        log_level=config.log_level,
+        server_header=False,
+        date_header=False,  # headers as reproducible as bodies
+        lifespan="on",
+    )
+    if config.workers > 1:
+        from uvicorn.supervisors import Multiprocess
+
+        Multiprocess(uv_config, sockets=[sock]).run()
+    else:
+        uvicorn.Server(uv_config).run(sockets=[sock])

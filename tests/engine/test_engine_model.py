@@ -1,0 +1,138 @@
+"""The neutral request model: the forms it accepts, derived views, and the fingerprint."""
+
+from __future__ import annotations
+
+from synthgpt import ModelRequest, ToolCall
+from synthgpt.model import ImagePart, TextPart, ToolChoice
+
+
+def test_content_parts_are_joined_and_kept() -> None:
+    r = ModelRequest.from_dict(
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "look at"},
+                        {"type": "image_url", "image_url": {"url": "https://x/cat.png"}},
+                        "this",
+                        {"type": "input_text", "text": "please"},
+                    ],
+                }
+            ]
+        }
+    )
+    msg = r.messages[0]
+    assert msg.content == "look at\nthis\nplease" == r.last_user
+    assert msg.parts == (
+        TextPart(text="look at"),
+        ImagePart(url="https://x/cat.png"),
+        TextPart(text="this"),
+        TextPart(text="please"),
+    )
+
+
+def test_openai_and_flat_tool_shapes() -> None:
+    r = ModelRequest.from_dict(
+        {
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x":1}'}},
+                        {"id": "b", "name": "g", "arguments": {"y": [1, 2]}},
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": "done"},
+            ],
+            "tools": [
+                {"type": "function", "function": {"name": "f", "description": "F", "parameters": None}},
+                {"name": "g", "parameters": {"type": "object", "properties": {"y": {"type": "array"}}}},
+            ],
+            "tool_choice": {"type": "function", "function": {"name": "g"}},
+        }
+    )
+    calls = r.messages[1].tool_calls
+    assert calls == (
+        ToolCall(id="a", name="f", arguments='{"x":1}'),
+        ToolCall(id="b", name="g", arguments='{"y":[1,2]}'),
+    )
+    assert calls[1].parsed_arguments() == {"y": [1, 2]}
+    assert r.messages[1].content == ""
+    assert [t.name for t in r.tools] == ["f", "g"]
+    assert r.tools[0].description == "F" and r.tools[0].parameters == {"type": "object", "properties": {}}
+    assert r.tool_choice == ToolChoice(mode="named", name="g")
+    assert r.tool("g") is r.tools[1] and r.tool("h") is None
+    assert r.tool_results == (r.messages[2],) and r.ends_with_tool_result
+    assert r.current_turn == r.messages[1:]
+    assert r.turn == 1
+
+
+def test_tool_choice_forms() -> None:
+    for value, expected in [
+        (None, ToolChoice()),
+        ("none", ToolChoice(mode="none")),
+        ("required", ToolChoice(mode="required")),
+        ({"name": "x"}, ToolChoice(mode="named", name="x")),
+    ]:
+        assert ModelRequest.from_dict({"tool_choice": value}).tool_choice == expected
+
+
+def test_headers_are_lower_cased_and_looked_up_case_insensitively() -> None:
+    r = ModelRequest.from_dict({"headers": {"X-Trace": "1", "Authorization": "Bearer k"}})
+    assert r.headers == (("x-trace", "1"), ("authorization", "Bearer k"))
+    assert r.header("X-TRACE") == "1" and r.header("missing") is None
+
+
+def test_system_joins_system_and_developer_messages() -> None:
+    r = ModelRequest.from_dict(
+        {
+            "messages": [
+                {"role": "system", "content": "a"},
+                {"role": "user", "content": "q"},
+                {"role": "developer", "content": "b"},
+            ]
+        }
+    )
+    assert r.system == "a\nb"
+
+
+def test_fingerprint_ignores_api_stream_and_headers_but_not_content() -> None:
+    base = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    fp = ModelRequest.from_dict(base).fingerprint()
+    assert (
+        ModelRequest.from_dict({**base, "api": "chat", "stream": True, "headers": {"a": "b"}}).fingerprint()
+        == fp
+    )
+    assert ModelRequest.from_dict({**base, "model": "n"}).fingerprint() != fp
+    assert ModelRequest.from_dict({**base, "extra": {"temperature": 0.2}}).fingerprint() != fp
+    assert fp == 10859874596521168753  # pinned: fingerprints feed every seed, so they must never drift
+
+
+def test_equality_ignores_the_cached_fingerprint() -> None:
+    body = {"messages": [{"role": "user", "content": "x"}]}
+    a, b = ModelRequest.from_dict(body), ModelRequest.from_dict(body)
+    a.fingerprint()
+    assert a == b
+
+
+def test_summary_is_short_and_says_what_matters() -> None:
+    r = ModelRequest.from_dict(
+        {
+            "api": "chat",
+            "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "line one\nline two " + "x" * 80}],
+            "response_schema": {"kind": "json_object"},
+        }
+    )
+    assert r.summary() == (
+        "request(api=chat, model='gpt-4o', "
+        f"last_user='line one line two {'x' * 39}...', schema=json_object)"
+    )
+
+
+def test_from_dict_returns_a_request_unchanged() -> None:
+    r = ModelRequest.from_dict({"model": "x"})
+    assert ModelRequest.from_dict(r) is r

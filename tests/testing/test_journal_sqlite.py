@@ -1,0 +1,139 @@
+"""The SQLite journal: a drop-in Journal that keeps every record under concurrent writers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from synthgpt import MockGPT
+from synthgpt.journal_sqlite import SQLiteJournal, record_from_dict, record_to_dict
+
+
+def _ask(mock: MockGPT, text: str, model: str = "gpt-4o") -> None:
+    mock.generate({"model": model, "messages": [{"role": "user", "content": text}]}, api="chat")
+
+
+def test_records_round_trip_through_the_file(tmp_path: Path) -> None:
+    mock = MockGPT(seed=3)
+    mock.journal = SQLiteJournal(tmp_path / "j.sqlite")
+    _ask(mock, "hello")
+    _ask(mock, "weather?", model="gpt-4o-mini")
+    kept = mock.records
+    assert [r.index for r in kept] == [0, 1]
+    assert [r.model for r in kept] == ["gpt-4o", "gpt-4o-mini"]
+    again = SQLiteJournal(tmp_path / "j.sqlite").list()  # a second process sees the same rows
+    assert again == kept
+    assert record_from_dict(record_to_dict(kept[0])) == kept[0]
+    assert record_to_dict(kept[0])["seed"] == str(kept[0].seed)
+
+
+def test_query_filters_and_paginates_in_sql(tmp_path: Path) -> None:
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+    mock = MockGPT()
+    mock.journal = journal
+    for i in range(5):
+        _ask(mock, f"q{i}", model="a" if i % 2 == 0 else "b")
+    assert [r.index for r in journal.query(model="a")] == [0, 2, 4]
+    assert [r.index for r in journal.query(model="a", offset=1, limit=1)] == [2]
+    assert journal.count(model="b") == 2
+    assert journal.count(rule="default", api="chat") == 5
+    assert journal.query(rule="nope") == []
+    assert journal[-1].index == 4
+    with pytest.raises(IndexError):
+        journal[5]
+
+
+def test_bounded_and_clear_keeps_the_running_total(tmp_path: Path) -> None:
+    journal = SQLiteJournal(tmp_path / "j.sqlite", maxlen=3)
+    mock = MockGPT()
+    mock.journal = journal
+    for i in range(5):
+        _ask(mock, f"q{i}")
+    assert [r.index for r in journal.list()] == [2, 3, 4]
+    assert (len(journal), journal.total, journal.maxlen) == (3, 5, 3)
+    journal.clear()
+    assert len(journal) == 0
+    _ask(mock, "after")
+    assert [r.index for r in journal.list()] == [5]
+
+
+def test_wal_mode_and_calls_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    SQLiteJournal(tmp_path / "j.sqlite")
+    conn = sqlite3.connect(tmp_path / "j.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(calls)")]
+    assert cols == ["id", "idx", "api", "model", "rule", "seed", "at", "duration_ms", "pid", "record"]
+    conn.close()
+
+
+def test_every_record_survives_concurrent_threads(tmp_path: Path) -> None:
+    mock = MockGPT()
+    mock.journal = SQLiteJournal(tmp_path / "j.sqlite")
+    barrier = threading.Barrier(8)
+
+    def work(t: int) -> None:
+        barrier.wait()
+        for i in range(25):
+            _ask(mock, f"thread {t} call {i}")
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    records = mock.records
+    assert len(records) == 200
+    assert [r.index for r in records] == list(range(200))  # rows in index order, none lost or repeated
+    assert sorted(r.request.last_user for r in records) == sorted(
+        f"thread {t} call {i}" for t in range(8) for i in range(25)
+    )
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from synthgpt import MockGPT
+    from synthgpt.journal_sqlite import SQLiteJournal
+
+    path, name, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    mock = MockGPT()
+    mock.journal = SQLiteJournal(path)
+    deadline = time.monotonic() + 30
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    for i in range(150):
+        mock.generate({"model": "m", "messages": [{"role": "user", "content": f"{name} {i}"}]}, api="chat")
+    """
+)
+
+
+@pytest.mark.slow
+def test_every_record_survives_two_writer_processes(tmp_path: Path) -> None:
+    db, go = tmp_path / "shared.sqlite", tmp_path / "go"
+    SQLiteJournal(db)  # create the schema once; the writers race on the rows, not on the schema
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(db), name, str(go)], stderr=subprocess.PIPE)
+        for name in ("p1", "p2")
+    ]
+    go.touch()
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+    journal = SQLiteJournal(db)
+    records = journal.list()
+    assert len(records) == 300 and journal.total == 300
+    assert [r.index for r in records] == list(range(300))
+    texts = {r.request.last_user for r in records}
+    assert texts == {f"{n} {i}" for n in ("p1", "p2") for i in range(150)}
+    import sqlite3
+
+    pids = {row[0] for row in sqlite3.connect(db).execute("SELECT DISTINCT pid FROM calls")}
+    assert len(pids) == 2
