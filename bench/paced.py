@@ -17,7 +17,7 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .pyload import ResponseReader, fast_loop, percentile
 
@@ -35,8 +35,7 @@ class _Stream(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         self.opened.set_result(None)
 
     def send(self, request: bytes) -> None:

@@ -19,7 +19,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["RequestSource", "ResponseReader", "percentile", "run_load"]
 
@@ -141,8 +141,7 @@ class _Conn(asyncio.Protocol):
         self.started = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         self._send()
 
     def _send(self) -> None:

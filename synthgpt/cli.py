@@ -1,7 +1,8 @@
 """The `synthgpt` command: `serve`, `check` and `render`.
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N] [--clock fixed:<unix>|system]
-                   [--workers N] [--max-body-bytes N] [--watch] [--journal-size N] [--access-log]
+                   [--workers N] [--max-body-bytes N] [--watch] [--journal-size N] [--journal PATH.sqlite]
+                   [--access-log]
     synthgpt check RULE_FILES…     validate rule files (synthgpt.rules.check)
     synthgpt render …              print what a rule set answers (synthgpt.render)
 
@@ -73,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
     serve.add_argument("--journal-size", type=_non_negative, default=1000,
                        help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
+    serve.add_argument("--journal", default=None, metavar="PATH.sqlite",
+                       help="keep the journal in this SQLite file, shared by all workers")  # fmt: skip
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
@@ -103,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_body_bytes=args.max_body_bytes,
         watch=args.watch,
         journal_size=args.journal_size,
+        journal=args.journal,
         access_log=args.access_log,
         log_level=args.log_level,
     )

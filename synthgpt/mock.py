@@ -171,7 +171,8 @@ class MockGPT:
             choices=tuple(choices),
             usage=usage,
             stream=stream or ModelOutput.model_fields["stream"].default,
-            error=error,
+            # a copy per answer: the rule's ErrorSpec holds dicts (headers, body) a caller could mutate
+            error=None if error is None else error.model_copy(deep=True),
             model=req.model,
             id_seed=seed,
             created=int(now),

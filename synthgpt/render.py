@@ -6,7 +6,9 @@ Each line of `requests.jsonl` is one request body in the chosen API's wire shape
 goes to `NNNN-<hash>.json` (the JSON body) or `NNNN-<hash>.sse` (the exact bytes of the stream, faults
 and keep-alives included), where `<hash>` is a short hash of the request line: file names derive from the
 request, never from the rules, so editing a rule changes only the files whose answers it affects.
-`manifest.json` maps each line to its file, the rule that answered, the seed and the HTTP status.
+`manifest.json` maps each line to its file, the rule that answered, the seed and the HTTP status (paths
+in it are relative to the output folder, so it does not depend on where the command ran). A line whose
+body says `"stream": true` is rendered as a stream even without `--stream`.
 
 Re-running gives byte-identical files (unchanged files are not rewritten). Files listed in an earlier
 manifest in the same folder but no longer produced are removed. Request lines that cannot be answered
@@ -19,9 +21,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -47,10 +50,15 @@ class Rendered:
     seed: str | None
     status: int
     error: str | None = None
+    """Why the line could not be answered (an error *answer* from a rule is not an error here)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Headers an error answer carries (`retry-after`, `x-ratelimit-*`) for a replaying server."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"line": self.line, "file": self.file, "rule": self.rule, "seed": self.seed,
                                  "status": self.status}  # fmt: skip
+        if self.headers:
+            entry["headers"] = dict(sorted(self.headers.items()))
         if self.error is not None:
             entry["error"] = self.error
         return entry
@@ -126,8 +134,11 @@ def _render_line(
     seed = str(output.id_seed)
     if output.error is not None:
         status = output.error.status
+        from .codec.errors import error_headers
+
         payload = _json_bytes(codec.error_body(output.error, status))
-        return Rendered(line, stem + ".json", payload, output.rule, seed, status)
+        return Rendered(line, stem + ".json", payload, output.rule, seed, status,
+                        headers=error_headers(output.error))  # fmt: skip
     if request.stream:
         plan = plan_wire(codec.frames(output, request), output.stream, codec, output, request)
         return Rendered(line, stem + ".sse", plan.data, output.rule, seed, 200)
@@ -155,8 +166,8 @@ def render_files(
         "api": api,
         "stream": stream,
         "seed": mock.seed,
-        "rule_files": [Path(p).as_posix() for p in rule_files],
-        "requests": requests_path.name,
+        "rule_files": [_relative(Path(p), out) for p in rule_files],
+        "requests": _relative(requests_path, out),
         "entries": [r.manifest_entry() for r in rendered],
     }
     _remove_stale(out, {r.file for r in rendered})
@@ -164,6 +175,14 @@ def render_files(
         _write_if_changed(out / r.file, r.data)
     _write_if_changed(out / "manifest.json", _json_bytes(manifest))
     return rendered
+
+
+def _relative(path: Path, out: Path) -> str:
+    """`path` as seen from the output folder: the manifest is then the same whatever the working directory."""
+    try:
+        return Path(os.path.relpath(path.resolve(), out.resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return path.resolve().as_posix()
 
 
 def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:

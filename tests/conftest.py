@@ -40,7 +40,9 @@ def start_server(*args: str, env: dict[str, str] | None = None) -> Iterator[str]
     """Run `python -m synthgpt serve --port 0 *args` and yield its base URL once /healthz answers."""
     cmd = [sys.executable, "-m", "synthgpt", "serve", "--host", "127.0.0.1", "--port", "0", *args]
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, cwd=REPO, env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=err, cwd=REPO, env={**os.environ, **(env or {})}
+        )
         try:
             url = _wait_for_url(proc, err)
             _wait_healthy(url, proc)
@@ -58,7 +60,9 @@ def start_server(*args: str, env: dict[str, str] | None = None) -> Iterator[str]
 
 def _failure(proc: subprocess.Popen[bytes], err: Any, what: str) -> RuntimeError:
     err.seek(0)
-    return RuntimeError(f"synthgpt serve {what} (exit code {proc.poll()}):\n{err.read().decode(errors='replace')}")
+    return RuntimeError(
+        f"synthgpt serve {what} (exit code {proc.poll()}):\n{err.read().decode(errors='replace')}"
+    )
 
 
 def _wait_for_url(proc: subprocess.Popen[bytes], err: Any) -> str:
@@ -111,6 +115,8 @@ def _nullable_to_type(node: Any) -> Any:
     if isinstance(node, dict):
         out = {k: _nullable_to_type(v) for k, v in node.items() if k != "nullable"}
         if node.get("nullable") is True:
+            if isinstance(out.get("enum"), list) and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
             if isinstance(out.get("type"), str):
                 out["type"] = [out["type"], "null"]
             elif "type" not in out:
@@ -156,7 +162,7 @@ def openai_spec() -> Callable[[str, Any], None]:
 class _SSESnapshot(SingleFileSnapshotExtension):
     """One text file per snapshot, so stream diffs read line by line."""
 
-    _file_extension = "sse"
+    file_extension = "sse"
     _write_mode = WriteMode.TEXT
 
     def serialize(self, data: Any, **kwargs: Any) -> str:

@@ -29,8 +29,8 @@ __all__ = [
     "ERROR_TYPES",
     "MessagesCodec",
     "anthropic_error_type",
+    "anthropic_model_info",
     "anthropic_models_page",
-    "anthropic_request_id",
 ]
 
 ERROR_TYPES = {
@@ -76,9 +76,26 @@ def anthropic_error_type(status: int) -> str:
     return ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
 
 
-def anthropic_request_id(seed: int) -> str:
-    """A request id in Anthropic's form (`req_011C…`), derived from a seed."""
-    return "req_011C" + token_from_seed(derive_seed(seed, "anthropic-request"), 20)
+def _display_name(model_id: str) -> str:
+    """`claude-sonnet-4-5` -> `Claude Sonnet 4.5`: words capitalised, version numbers dotted."""
+    words: list[str] = []
+    for piece in model_id.split("-"):
+        if piece.isdigit() and len(piece) <= 2 and words and words[-1].replace(".", "").isdigit():
+            words[-1] += "." + piece
+        else:
+            words.append(piece if piece.isdigit() else piece.capitalize())
+    return " ".join(words)
+
+
+def anthropic_model_info(model_id: str) -> dict[str, Any]:
+    """One `ModelInfo` (`GET /v1/models/{id}` with `anthropic-version`); fixed dates, like every answer."""
+    return {
+        "type": "model",
+        "id": model_id,
+        "display_name": _display_name(model_id),
+        "created_at": _MODEL_CREATED_AT,
+        "lifecycle": "active",
+    }
 
 
 def anthropic_models_page(models: Sequence[str], params: Mapping[str, str]) -> dict[str, Any]:
@@ -93,16 +110,7 @@ def anthropic_models_page(models: Sequence[str], params: Mapping[str, str]) -> d
     except ValueError:
         raise RequestError("limit: Input should be a valid integer", "limit") from None
     page = ids[:limit]
-    data = [
-        {
-            "type": "model",
-            "id": m,
-            "display_name": m.replace("-", " ").title(),
-            "created_at": _MODEL_CREATED_AT,
-            "lifecycle": "active",
-        }
-        for m in page
-    ]
+    data = [anthropic_model_info(m) for m in page]
     return {
         "data": data,
         "has_more": len(ids) > limit,
@@ -152,16 +160,18 @@ class MessagesCodec:
         self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
     ) -> list[Frame]:
         message = "Overloaded" if fault.message == _DEFAULT_FAULT_MESSAGE else fault.message
-        payload = {"type": "error", "error": {"type": "overloaded_error", "message": message},
-                   "request_id": anthropic_request_id(output.id_seed)}  # fmt: skip
+        payload = {"type": "error", "error": {"type": "overloaded_error", "message": message}}
         return [Frame(dumps(payload), "error")]
 
     def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
         if isinstance(error, ErrorSpec) and error.body is not None:
             return dict(error.body)
         etype = anthropic_error_type(status)
-        if isinstance(error, ErrorSpec) and error.type in _KNOWN_TYPES:
-            etype = error.type
+        # A rule may name an Anthropic type; OpenAI's catch-all `invalid_request_error` does not override
+        # the status table (a 404 is `not_found_error` here whatever a shared handler called it).
+        named = error.type if isinstance(error, ErrorSpec) else None
+        if named in _KNOWN_TYPES and named != "invalid_request_error":
+            etype = named
         message = error.message or _MESSAGES[etype]
         return {"type": "error", "error": {"type": etype, "message": message}, "request_id": None}
 

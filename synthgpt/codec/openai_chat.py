@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import RequestError
@@ -42,6 +43,18 @@ DONE = Frame("[DONE]", terminal=True)
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def delta_json(delta: dict[str, Any]) -> str:
+    """`dumps(delta)`, with the two shapes that make up most of a stream rendered directly (same bytes)."""
+    if len(delta) == 1:
+        if "content" in delta:
+            return '{"content":' + encode_basestring(delta["content"]) + "}"
+        calls = delta.get("tool_calls")
+        if calls and len(calls[0]) == 2 and len(calls[0]["function"]) == 1:
+            args = encode_basestring(calls[0]["function"]["arguments"])
+            return f'{{"tool_calls":[{{"index":{calls[0]["index"]},"function":{{"arguments":{args}}}}}]}}'
+    return dumps(delta)
 
 
 def completion_id(output: ModelOutput) -> str:
@@ -171,7 +184,7 @@ class ChatCodec:
         per_choice = [
             [
                 *(
-                    f'{{"index":{i},"delta":{dumps(d)},"logprobs":null,"finish_reason":null}}'
+                    f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
                     for d in choice_deltas(choice, output.stream.chunk_chars)
                 ),
                 f'{{"index":{i},"delta":{{}},"logprobs":null,"finish_reason":{dumps(choice.finish_reason)}}}',

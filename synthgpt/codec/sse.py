@@ -237,11 +237,11 @@ def _rechunk(writes: list[Write], size: int) -> list[Write]:
         data, delay = w.data, w.delay_ms
         pos = 0
         while pos < len(data):
-            take = size - (offset % size)
-            out.append(Write(data[pos : pos + take], delay))
+            piece = data[pos : pos + size - (offset % size)]
+            out.append(Write(piece, delay))
             delay = 0.0
-            pos += take
-            offset += take
+            pos += len(piece)
+            offset += len(piece)
         if not data:
             out.append(Write(b"", delay))
     return out

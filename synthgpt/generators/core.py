@@ -91,7 +91,8 @@ class Generator(Generic[T]):
 
     def example(self, seed: int = 0, request: ModelRequest | None = None) -> T:
         """One value, drawn against an empty request: handy in a REPL and in docs."""
-        return self.draw(DrawContext(request or _EMPTY_REQUEST, seed))
+        # at the default FixedClock's instant, so "now"-relative values look as they do in answers
+        return self.draw(DrawContext(request or _EMPTY_REQUEST, seed, now=1_767_225_600))
 
     def map(self, fn: Callable[[T], U]) -> Generator[U]:
         return Map(self, fn)
@@ -244,7 +245,7 @@ class Weighted(Generator[Any]):
             raise RuleError("weighted needs at least one (weight, option) pair")
         for w, _ in items:
             if not isinstance(w, int | float) or w < 0:
-                raise RuleError(f"weighted: weights must be numbers >= 0, got {w!r}")
+                raise RuleError(f"weighted: pairs are (weight, option) with a weight >= 0, got weight {w!r}")
         if sum(w for w, _ in items) <= 0:
             raise RuleError("weighted: at least one weight must be > 0")
         self.weights = tuple(float(w) for w, _ in items)
@@ -265,6 +266,9 @@ class Objects(Generator[dict[str, Any]]):
     __slots__ = ("fields",)
 
     def __init__(self, fields: Mapping[str, Any]) -> None:
+        if not isinstance(fields, Mapping):
+            got = type(fields).__name__
+            raise RuleError(f"objects takes a dict of field name -> generator or value, got {got}")
         self.fields = {str(k): lift(v) for k, v in fields.items()}
 
     def draw(self, ctx: DrawContext) -> dict[str, Any]:
@@ -293,8 +297,9 @@ class Lists(Generator[list[Any]]):
     __slots__ = ("element", "max_size", "min_size", "unique")
 
     def __init__(self, element: Any, min_size: int = 0, max_size: int = 5, *, unique: bool = False) -> None:
-        if min_size < 0 or max_size < min_size:
-            raise RuleError(f"lists takes 0 <= min_size <= max_size, got {min_size} and {max_size}")
+        sizes_are_ints = all(isinstance(n, int) and not isinstance(n, bool) for n in (min_size, max_size))
+        if not sizes_are_ints or min_size < 0 or max_size < min_size:
+            raise RuleError(f"lists takes 0 <= min_size <= max_size, got {min_size!r} and {max_size!r}")
         self.element = lift(element)
         self.min_size = min_size
         self.max_size = max_size

@@ -81,8 +81,9 @@ def _features(text: str) -> list[tuple[str, float]]:
 
 
 def _to_float32(x: float) -> float:
-    # Nine significant digits name a float32 exactly: the float and base64 encodings carry one value.
-    return float(f"{struct.unpack('<f', struct.pack('<f', x))[0]:.9g}")
+    # Rounded to float32, the precision the API serves: the float and base64 encodings carry one value.
+    value: float = struct.unpack("<f", struct.pack("<f", x))[0]
+    return value
 
 
 def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: int = 0) -> tuple[float, ...]:

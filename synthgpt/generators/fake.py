@@ -10,10 +10,12 @@ from faker import Faker
 
 from ..errors import RuleError, UnknownNameError
 from .core import DrawContext, Generator
+from .faker_time import pin_faker_modules, pinned_now
 
 __all__ = ["Fake", "faker_for", "faker_providers"]
 
 _local = threading.local()
+_BUILD_TIME = 1_767_225_600.0  # any fixed instant: the build-time trial call's value is thrown away
 # Methods of a Faker instance that are not data providers.
 _NOT_PROVIDERS = frozenset(
     {
@@ -56,6 +58,7 @@ def faker_for(seed: int, locale: str = "en_US") -> Faker:
     fk = cache_.get(locale)
     if fk is None:
         fk = cache_[locale] = Faker(locale)
+        pin_faker_modules()  # the locale's provider modules are loaded now
     fk.seed_instance(seed)
     return fk
 
@@ -63,6 +66,7 @@ def faker_for(seed: int, locale: str = "en_US") -> Faker:
 @cache
 def faker_providers(locale: str = "en_US") -> frozenset[str]:
     fk = Faker(locale)
+    pin_faker_modules()
     return frozenset(
         n
         for n in dir(fk)
@@ -82,17 +86,23 @@ class Fake(Generator[Any]):
             raise RuleError(f"unknown faker locale {locale!r}") from exc
         if provider not in known:
             raise UnknownNameError("faker provider", provider, known)
+        if provider == "passport_dates" and "birthday" not in kwargs:
+            # its default birthday is the real date Faker was imported on
+            raise RuleError("fake('passport_dates') needs birthday=<a date>; or use fake('passport_full')")
         self.provider = provider
         self.locale = locale
         self.kwargs = kwargs
         # Fail at build time, not draw time, if the keyword arguments do not fit the provider.
         try:
-            getattr(faker_for(0, locale), provider)(**kwargs)
+            with pinned_now(_BUILD_TIME):
+                getattr(faker_for(0, locale), provider)(**kwargs)
         except TypeError as exc:
             raise RuleError(f"fake({provider!r}): {exc}") from None
 
     def draw(self, ctx: DrawContext) -> Any:
-        value = getattr(faker_for(ctx.seed, self.locale), self.provider)(**self.kwargs)
+        # relative dates ("date_of_birth", "past_date", …) count from the injected clock, not the wall clock
+        with pinned_now(ctx.now):
+            value = getattr(faker_for(ctx.seed, self.locale), self.provider)(**self.kwargs)
         return _jsonable(value)
 
     def __repr__(self) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from ..errors import RuleError, UnknownNameError, suggest
+from ..errors import RuleError, SchemaError, UnknownNameError, suggest
 from ..generators.basic import Choice
 from ..generators.core import Generator, Just, Objects, Weighted
 from ..generators.registry import REGISTRY
@@ -38,6 +38,9 @@ _COMBINATORS = ("all", "any", "not")
 _WHOLE = (Objects, Choice, Weighted, Just)
 # Arguments taken verbatim, never read as generator specs (a JSON Schema has keys like `items`, `id`, …).
 _RAW = {("from_schema", "schema"), ("just", "value")}
+# Arguments whose mapping is always an object of fields, like `objects`: tool arguments such as
+# `{id: 42}` are data, not the `id` generator.
+_FIELDS = {("tool_call", "args")}
 
 
 def generator_names() -> dict[str, str]:
@@ -66,8 +69,6 @@ class Builder:
         self.captures: set[str] = set()
         """Regex group names of the rule's matcher: what templates may read besides the built-ins."""
         self.templates: list[tuple[Template, NodePath]] = []
-        self.notes: list[RuleFileError] = []
-        """Findings that do not stop loading (reported by `synthgpt check`)."""
 
     def fail(self, at: NodePath, message: str, *, key: bool = False) -> RuleFileError:
         return self.smap.error(at, message, key=key)
@@ -139,14 +140,10 @@ class Builder:
                 ((name, args),) = node.items()
                 if isinstance(name, str) and name in REGISTRY:
                     return self._named_generator(name, args, (*at, name), key=True)
-                hint = suggest(name, REGISTRY) if isinstance(name, str) else None
-                if hint and isinstance(args, dict | list):  # read as data; `check` says it looks like a typo
-                    self.notes.append(self.fail(
-                        (*at, name),
-                        f"unknown generator {name!r} — did you mean {hint!r}? "
-                        "(if this mapping is meant as data, write it as `{just: …}`)",
-                        key=True,
-                    ))
+                hint = _typo_of_generator(name)
+                if hint:  # data would be read silently; a one-letter slip of a generator name is not data
+                    message = f"unknown generator {name!r} — did you mean {hint!r}?"
+                    raise self.fail((*at, name), message, key=True)
             return {k: self.value(v, (*at, k)) for k, v in node.items()}
         if isinstance(node, list):
             return [self.value(v, (*at, i)) for i, v in enumerate(node)]
@@ -160,7 +157,9 @@ class Builder:
             hint = "" if err.suggestion else " (a fixed value is `{just: …}`, fixed text `output: {text: …}`)"
             raise self.fail(at, f"{err}{hint}", key=key) from None
         pos, kw = self._arguments(name, factory, args, at, build=True)
-        gen = self._call(name, factory, pos, kw, at, key=key)
+        schema_at = (*at, "schema") if isinstance(args, dict) else (*at, 0) if isinstance(args, list) else at
+        # a template's errors point at its text, a schema's at the schema node they are about
+        gen = self._call(name, factory, pos, kw, at, key=key and name != "template", schema_at=schema_at)
         if isinstance(gen, Template):
             self.templates.append((gen, at))
         return gen  # type: ignore[no-any-return]
@@ -177,6 +176,8 @@ class Builder:
         def conv(value: Any, param: str | None, where: NodePath) -> Any:
             if not build or (name, param) in _RAW:
                 return value
+            if (name, param) in _FIELDS and isinstance(value, dict):
+                return {k: self.value(v, (*where, k)) for k, v in value.items()}
             return self.value(value, where)
 
         if build and factory in _WHOLE:  # even `{just: null}` or `{just: []}`: the value itself
@@ -210,7 +211,7 @@ class Builder:
 
     def _call(
         self, name: str, factory: Callable[..., Any], pos: list[Any], kw: dict[str, Any],
-        at: NodePath, *, key: bool = True,
+        at: NodePath, *, key: bool = True, schema_at: NodePath | None = None,
     ) -> Any:
         sig = _signature(factory)
         try:
@@ -219,6 +220,12 @@ class Builder:
             raise self.fail(at, _binding_message(name, sig, pos, str(exc)), key=key) from None
         try:
             return factory(*pos, **kw)
+        except SchemaError as exc:
+            if schema_at is None:
+                raise self.fail(at, str(exc), key=key) from None
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in exc.pointer.split("/") if p]
+            where = (*schema_at, *(int(p) if p.isdigit() else p for p in parts))
+            raise self.fail(where, str(exc)) from None
         except RuleError as exc:
             raise self.fail(at, str(exc), key=key) from None
         except (TypeError, ValueError) as exc:
@@ -238,6 +245,30 @@ class Builder:
                 " (names come from the built-ins, the generators and the regex groups of the rule's matcher)"
             )
             raise self.fail(at, f"template uses undefined name {unknown[0]!r}{tail}")
+
+
+def _typo_of_generator(key: Any) -> str | None:
+    """The generator `key` is one slip away from (a letter added, dropped, changed or two swapped).
+
+    Plurals (`items`, `choices`, `numbers`) and short keys (`ids`) are left alone: they are common in data.
+    """
+    if not isinstance(key, str) or len(key) < 4:
+        return None
+    for name in REGISTRY:
+        if key != name + "s" and _one_edit(key, name):
+            return name
+    return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _binding_message(name: str, sig: inspect.Signature, pos: list[Any], problem: str) -> str:

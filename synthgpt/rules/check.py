@@ -1,15 +1,14 @@
 """`synthgpt check RULE_FILES…`: validate rule files and lint them for rules that can never answer.
 
-Every finding is one line `PATH:LINE:COL: message` (the path as given on the command line) and every
-finding is an error: the exit code is 1 when there is any, 0 when there is none, 2 for bad usage.
-What is reported:
+The files are checked together, as `synthgpt serve` would load them (rule names unique across them, one
+`seed`); `--separately` checks each file on its own. Every finding is one line `PATH:LINE:COL: message`
+(the path as given on the command line), and every finding is an error: the exit code is 1 when there
+is any, 0 when there is none, 2 for bad usage. What is reported:
 - everything loading reports (syntax, unknown keys and names, bad arguments, undefined template names),
   all of them rather than the first;
 - a catch-all rule (`always`) that is not last: the rules after it never answer;
 - a rule whose matcher is the same as an earlier rule's, or implies it (the earlier one's matcher plus
-  more conditions, or one branch of an earlier `any`): it never answers;
-- a one-key literal whose key is a near-miss of a generator name (`{intger: [1, 2]}`), which is read
-  as data; write `{just: …}` if the literal is meant.
+  more conditions, or one branch of an earlier `any`): it never answers.
 A rule with `times` does not hide the rules after it: once used up, they answer.
 """
 
@@ -39,8 +38,8 @@ class Finding:
 
 def check_files(paths: Sequence[str]) -> list[Finding]:
     """Every finding for these files, in file order, then line order."""
-    loaded, errors, notes = load_report(paths)
-    found = [Finding(e.path, e.line, e.col, e.message) for e in [*errors, *notes]]
+    loaded, errors = load_report(paths)
+    found = [Finding(e.path, e.line, e.col, e.message) for e in errors]
     return _ordered(found + (lint(loaded) if loaded is not None else []), paths)
 
 
@@ -112,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Validate rule files and report rules that can never answer. Exit 1 on any finding.",
     )
     parser.add_argument("files", nargs="*", metavar="RULE_FILE", help="YAML or JSON rule files")
+    parser.add_argument("--separately", action="store_true",
+                        help="check each file on its own instead of as one rule set")  # fmt: skip
     parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     parser.add_argument("--schema", action="store_true", help="print the JSON Schema of rule files and exit")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -124,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print("synthgpt check: error: give at least one RULE_FILE", file=sys.stderr)
         return 2
-    findings = check_files(args.files)
+    groups = [[f] for f in args.files] if args.separately else [args.files]
+    findings = [f for group in groups for f in check_files(group)]
     for f in findings:
         print(f)
     if not args.quiet:

@@ -60,8 +60,6 @@ class LoadedRules:
     """Every file read, includes too (what `serve --watch` watches)."""
     origins: dict[str, RuleOrigin] = field(default_factory=dict)
     """Rule name -> where it was written."""
-    notes: tuple[RuleFileError, ...] = ()
-    """Findings that do not stop loading; `synthgpt check` reports them."""
 
 
 def load_files(paths: Iterable[str | os.PathLike[str]]) -> LoadedRules:
@@ -74,15 +72,15 @@ def load_files(paths: Iterable[str | os.PathLike[str]]) -> LoadedRules:
 
 def load_report(
     paths: Iterable[str | os.PathLike[str]],
-) -> tuple[LoadedRules | None, list[RuleFileError], list[RuleFileError]]:
-    """(the rules or None, every error, every non-fatal note): what `synthgpt check` reports."""
+) -> tuple[LoadedRules | None, list[RuleFileError]]:
+    """(the rules, or None and every error): what `synthgpt check` reports."""
     loader = _Loader()
     for p in paths:
         loader.top_file(str(p))
     try:
-        return loader.finish(), [], list(loader.notes)
+        return loader.finish(), []
     except RuleFileError as exc:
-        return None, list(exc.errors), list(loader.notes)
+        return None, list(exc.errors)
 
 
 def load_text(text: str, path: str = "<string>", *, json_syntax: bool | None = None) -> LoadedRules:
@@ -102,7 +100,6 @@ class _Setting:
 class _Loader:
     def __init__(self) -> None:
         self.errors: list[RuleFileError] = []
-        self.notes: list[RuleFileError] = []
         self.rules: list[Rule] = []
         self.origins: dict[str, RuleOrigin] = {}
         self.files: list[Path] = []
@@ -124,7 +121,6 @@ class _Loader:
             models=models,
             files=tuple(self.files),
             origins=dict(self.origins),
-            notes=tuple(self.notes),
         )
 
     # -- files --
@@ -234,7 +230,6 @@ class _Loader:
         matcher = b.matcher(raw["match"], (*at, "match"))
         answer_gen = self.answer(spec, raw, b, at, rule_name=spec.name, steps_allowed=True)
         b.check_templates()
-        self.notes.extend(b.notes)
         line, col = smap.pos(at)
         mline, mcol = smap.pos((*at, "match"))
         if spec.name in self.origins:
@@ -289,7 +284,7 @@ class _Loader:
             overrides = {k: b.value(v, (*at, "overrides", k)) for k, v in raw_over.items()}
             value = b._call(
                 "from_schema", REGISTRY["from_schema"], [raw["schema"]], {"overrides": overrides or None},
-                (*at, "schema"),
+                (*at, "schema"), schema_at=(*at, "schema"),
             )
         else:
             assert isinstance(spec, RuleSpec)
@@ -315,7 +310,7 @@ def _output(spec: OutputSpec, b: Builder, at: NodePath) -> Generator[Any]:
         call: dict[str, Any] = {"name": tc.name, "arguments": tc.arguments}
         if tc.id is not None:
             call["id"] = tc.id
-        calls.append(Just(call))
+        calls.append(call)
     reply = Reply(
         text=spec.text,
         tool_calls=calls,

@@ -48,6 +48,10 @@ class Rule:
             raise RuleError("a rule needs a non-empty name")
         if answer is None and error is None:
             raise RuleError(f"rule {name!r}: give an answer (a generator or a value) or an error")
+        if isinstance(answer, Matcher):
+            raise RuleError(
+                f"rule {name!r}: the answer {answer!r} is a matcher; the order is Rule(name, matcher, answer)"
+            )
         if times is not None and times < 1:
             raise RuleError(f"rule {name!r}: times must be >= 1, got {times}")
         if reasoning not in ("auto", True, False):
@@ -145,11 +149,14 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def __getitem__(self, name: str) -> Rule:
+    def __getitem__(self, key: str | int) -> Rule:
+        """A rule by name, or by position."""
+        if isinstance(key, int):
+            return self.rules[key]
         for r in self.rules:
-            if r.name == name:
+            if r.name == key:
                 return r
-        raise KeyError(name)
+        raise KeyError(key)
 
     def resolve(self, request: ModelRequest) -> Resolved:
         for rule in self.rules:

@@ -121,8 +121,8 @@ def _tool_call(text: str, at: int) -> tuple[str, Any, int]:
         return m.group(0), None, end
     try:
         args, end = json.JSONDecoder().raw_decode(text, end + 1)
-    except ValueError as exc:
-        raise _bad(f"!MOCK_TOOL_CALL:{m.group(0)}:…! needs JSON arguments: {exc}.") from None
+    except json.JSONDecodeError as exc:
+        raise _bad(f"!MOCK_TOOL_CALL:{m.group(0)}:…! needs JSON arguments: {exc.msg}.") from None
     if not isinstance(args, dict):
         raise _bad(f"!MOCK_TOOL_CALL:{m.group(0)}:…! takes a JSON object of arguments.")
     return m.group(0), args, end

@@ -46,9 +46,17 @@ def create_app(
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
-    api_routes: list[tuple[BaseRoute, WireCodec]] = [
-        (Route(r.path, api_endpoint(r.codec), methods=list(r.methods)), r.codec) for r in routes
-    ]
+    instances: dict[type, WireCodec] = {}
+
+    def codec_of(source: WireCodec | type) -> WireCodec:
+        if isinstance(source, type):  # one instance per app, shared by every route naming the class
+            return instances.setdefault(source, source())
+        return source
+
+    api_routes: list[tuple[BaseRoute, WireCodec]] = []
+    for r in routes:
+        codec = codec_of(r.codec)
+        api_routes.append((Route(r.path, api_endpoint(codec), methods=list(r.methods)), codec))
     all_routes: list[BaseRoute] = [
         *(route for route, _ in api_routes),
         Route("/v1/models", list_models, methods=["GET"]),

@@ -14,6 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..codec.anthropic_messages import MessagesCodec, anthropic_model_info, anthropic_models_page
 from ..codec.base import WireCodec
 from ..codec.openai_chat import ChatCodec
 from ..mock import MockGPT
@@ -21,6 +22,7 @@ from .responses import error_response, json_response, request_id
 from .routes import model_not_found
 
 __all__ = [
+    "ANTHROPIC",
     "DIALECTS",
     "MODEL_CREATED",
     "OPENAI",
@@ -74,7 +76,14 @@ def _openai_model_list(ids: Sequence[str]) -> dict[str, Any]:
 OPENAI = Dialect("openai", lambda headers: True, ChatCodec(), OPENAI_DEFAULT_MODELS, _openai_model_list,
                  _openai_model)  # fmt: skip
 
-DIALECTS: tuple[Dialect, ...] = (OPENAI,)
+ANTHROPIC_DEFAULT_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5")
+
+# Anthropic clients always send `anthropic-version`; OpenAI clients never do.
+ANTHROPIC = Dialect("anthropic", lambda headers: "anthropic-version" in headers, MessagesCodec(),
+                    ANTHROPIC_DEFAULT_MODELS, lambda ids: anthropic_models_page(ids, {}),
+                    anthropic_model_info)  # fmt: skip
+
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, OPENAI)
 
 
 def dialect_for(headers: Mapping[str, str]) -> Dialect:

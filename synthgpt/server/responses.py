@@ -78,4 +78,7 @@ def error_response(
     headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
     if isinstance(error, ErrorSpec):
         headers.update(error_headers(error))
-    return json_response(codec.error_body(error, status), status, headers)
+    body = codec.error_body(error, status)
+    if body.get("request_id", "") is None:  # providers that echo the request id in error bodies (Anthropic)
+        body["request_id"] = rid
+    return json_response(body, status, headers)

@@ -19,8 +19,11 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.embeddings import EmbeddingsCodec
 from ..codec.openai_chat import ChatCodec
+from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import stream_bytes
 from ..errors import NoRuleMatched, RequestError, SynthGPTError
 from ..mock import MockGPT
@@ -37,7 +40,9 @@ class ApiRoute:
     """One API endpoint: `path` (Starlette syntax; path params reach `codec.decode` as `params`)."""
 
     path: str
-    codec: WireCodec
+    codec: WireCodec | type
+    """A codec, or a codec class: `create_app` makes one instance of a class per app, shared by its routes
+    (codecs with per-app state, like the Responses `previous_response_id` store)."""
     methods: tuple[str, ...] = ("POST",)
 
 
@@ -47,6 +52,11 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/chat/completions", _CHAT),
     # Azure OpenAI: the deployment names the model; `?api-version=` is accepted and ignored.
     ApiRoute("/openai/deployments/{deployment}/chat/completions", _CHAT),
+    ApiRoute("/v1/responses", ResponsesCodec),
+    ApiRoute("/openai/v1/responses", ResponsesCodec),  # Azure OpenAI v1 (`api-key` header accepted)
+    ApiRoute("/v1/messages", MessagesCodec()),
+    ApiRoute("/v1/embeddings", EmbeddingsCodec()),
+    ApiRoute("/openai/v1/embeddings", EmbeddingsCodec()),
 )
 
 
@@ -120,7 +130,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         output = await mock.agenerate(req)
     except RequestError as exc:
         rid = request_id(mock.seed, *raw_key)
-        return error_response(codec, exc, 400, rid)
+        return error_response(codec, exc, getattr(exc, "status", 400), rid)  # e.g. 404 unknown previous id
     except NoRuleMatched as exc:
         spec = ErrorSpec(status=400, message=str(exc), type="invalid_request_error", code="no_rule_matched")
         return error_response(codec, spec, 400, request_id(mock.seed, *raw_key))

@@ -53,6 +53,8 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     watch: bool = False
     journal_size: int = 1000
+    journal: str | None = None
+    """A SQLite file shared by every worker (`synthgpt.journal_sqlite`); None: each worker's own memory."""
     access_log: bool = False
     log_level: str = "warning"
     extra: dict[str, Any] = field(default_factory=dict)
@@ -95,7 +97,15 @@ def build_mock(config: ServeConfig) -> MockGPT:
         rules = _ruleset(loaded)
         seed = seed if seed is not None else loaded.seed
         clock = clock or loaded.clock
-    return MockGPT(rules, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+    mock = MockGPT(rules, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+    if config.journal is not None:
+        from ..journal_sqlite import SQLiteJournal
+
+        try:
+            mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
+        except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
+            raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
+    return mock
 
 
 def create_app_from_config(config: ServeConfig) -> Starlette:

@@ -1,24 +1,55 @@
 """Testing helpers: the pytest plugin's building blocks, usable without pytest too.
 
-    from synthgpt.testing import InProcessTransport2, openai_client, SSESnapshotExtension
+    from synthgpt.testing import InProcessTransport2, openai_client, SynthGPTFixture, LiveServer
 
-The syrupy extensions live in `synthgpt.testing.snapshots` (they need syrupy, an optional dependency)
-and the pytest fixtures in `synthgpt.testing.plugin` (loaded by pytest on its own).
+The syrupy extensions live in `synthgpt.testing.snapshots` (syrupy is an optional dependency) and the
+fixtures in `synthgpt.testing.plugin` (pytest loads it through the `pytest11` entry point).
+
+Names are imported on first use: pytest imports the plugin in every session, and a session that uses
+no synthgpt fixture should not pay for httpx, the server or the SDKs.
 """
 
 from __future__ import annotations
 
-from .assertions import CallAssertions, CallList, SynthGPTFixture
-from .clients import BASE_URL, anthropic_client, http_client_for, openai_client
-from .live_server import LiveServer
-from .transport import AsyncInProcessTransport, InProcessTransport, as_asgi_app
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .assertions import CallAssertions, CallList, SynthGPTFixture
+    from .clients import BASE_URL, anthropic_client, http_client_for, openai_client
+    from .live_server import LiveServer
+    from .transport import (
+        AsyncInProcessTransport,
+        AsyncInProcessTransport2,
+        InProcessTransport,
+        InProcessTransport2,
+        as_asgi_app,
+    )
+
+_HOME = {
+    "AsyncInProcessTransport": "transport",
+    "AsyncInProcessTransport2": "transport",
+    "BASE_URL": "clients",
+    "CallAssertions": "assertions",
+    "CallList": "assertions",
+    "InProcessTransport": "transport",
+    "InProcessTransport2": "transport",
+    "LiveServer": "live_server",
+    "SynthGPTFixture": "assertions",
+    "anthropic_client": "clients",
+    "as_asgi_app": "transport",
+    "http_client_for": "clients",
+    "openai_client": "clients",
+}
 
 __all__ = [
     "BASE_URL",
     "AsyncInProcessTransport",
+    "AsyncInProcessTransport2",
     "CallAssertions",
     "CallList",
     "InProcessTransport",
+    "InProcessTransport2",
     "LiveServer",
     "SynthGPTFixture",
     "anthropic_client",
@@ -27,9 +58,15 @@ __all__ = [
     "openai_client",
 ]
 
-try:  # httpx2 (openai>=3, anthropic>=2) is optional: older SDKs use httpx only
-    from .transport import AsyncInProcessTransport2, InProcessTransport2
-except ImportError:  # pragma: no cover
-    pass
-else:
-    __all__ += ["AsyncInProcessTransport2", "InProcessTransport2"]
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'synthgpt.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

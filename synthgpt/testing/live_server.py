@@ -42,6 +42,10 @@ class LiveServer:
     def start(self) -> LiveServer:
         import uvicorn
 
+        from ..server.run import quiet_aborted_streams
+
+        quiet_aborted_streams()  # a `disconnect` fault is on purpose, not an error to log
+
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, 0))

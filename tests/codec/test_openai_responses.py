@@ -57,15 +57,24 @@ def make_mock() -> MockGPT:
         seed=7,
         rules=RuleSet(
             [
-                Rule("weather", m.has_tools() & ~m.has_tool_result(last=True),
-                     g.reply(text="Let me check.", tool_calls=[g.tool_call("get_weather", {"city": "Paris"})])),
+                Rule(
+                    "weather",
+                    m.has_tools() & ~m.has_tool_result(last=True),
+                    g.reply(text="Let me check.", tool_calls=[g.tool_call("get_weather", {"city": "Paris"})]),
+                ),
                 Rule("after_tool", m.has_tool_result(last=True), g.just("It is sunny in Paris.")),
-                Rule("think", m.wants_reasoning(), g.reply(text="Sunny.", reasoning=g.reasoning("Check the sky."))),
-                Rule("long", m.last_user(contains="essay"), g.just("one two three four five six seven eight")),
+                Rule(
+                    "think",
+                    m.wants_reasoning(),
+                    g.reply(text="Sunny.", reasoning=g.reasoning("Check the sky.")),
+                ),
+                Rule(
+                    "long", m.last_user(contains="essay"), g.just("one two three four five six seven eight")
+                ),
                 Rule("text", m.always(), g.just("Hello, world!")),
             ]
         ),
-    )  # fmt: skip
+    )
 
 
 def run(
@@ -116,8 +125,10 @@ def test_decode_string_input_instructions_and_settings() -> None:
     assert (req.tool_choice.mode, req.tool_choice.name) == ("named", "get_weather")
     assert req.response_schema is not None
     assert (req.response_schema.kind, req.response_schema.name, req.response_schema.schema_) == (
-        "json_schema", "Out", {"type": "object"},
-    )  # fmt: skip
+        "json_schema",
+        "Out",
+        {"type": "object"},
+    )
     assert req.reasoning is not None and (req.reasoning.effort, req.reasoning.summary) == ("low", "auto")
     assert (
         req.extra["store"] is False
@@ -133,13 +144,24 @@ def test_decode_replayed_history_items() -> None:
         "input": [
             {"role": "user", "content": [{"type": "input_text", "text": "Weather in Paris?"}]},
             {"type": "reasoning", "id": "rs_1", "summary": []},
-            {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
-             "content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
-            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
-             "arguments": "{\"city\":\"Paris\"}", "status": "completed"},
+            {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_1",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "Checking.", "annotations": []}],
+            },
+            {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "get_weather",
+                "arguments": '{"city":"Paris"}',
+                "status": "completed",
+            },
             {"type": "function_call_output", "call_id": "call_1", "output": "18C and sunny"},
         ],
-    }  # fmt: skip
+    }
     req = ResponsesCodec().decode(body, {}, {})
     assert [x.role for x in req.messages] == ["user", "assistant", "tool"]
     assert req.messages[1].content == "Checking."
@@ -147,8 +169,10 @@ def test_decode_replayed_history_items() -> None:
         ToolCall(id="call_1", name="get_weather", arguments='{"city":"Paris"}'),
     )
     assert (req.messages[2].tool_call_id, req.messages[2].name, req.messages[2].content) == (
-        "call_1", "get_weather", "18C and sunny",
-    )  # fmt: skip
+        "call_1",
+        "get_weather",
+        "18C and sunny",
+    )
     assert req.ends_with_tool_result
 
 
@@ -156,30 +180,58 @@ def test_decode_replayed_history_items() -> None:
     ("body", "message", "param"),
     [
         ({"input": "hi"}, "Missing required parameter: 'model'.", "model"),
-        ({"model": 3, "input": "hi"}, "Invalid type for 'model': expected a string, but got an integer instead.",
-         "model"),
+        (
+            {"model": 3, "input": "hi"},
+            "Invalid type for 'model': expected a string, but got an integer instead.",
+            "model",
+        ),
         ({"model": "m"}, "Missing required parameter: 'input'.", "input"),
-        ({"model": "m", "input": 5}, "Invalid type for 'input': expected a string or an array of input items, "
-         "but got an integer instead.", "input"),
-        ({"model": "m", "input": [{"type": "bogus"}]},
-         "Invalid value for 'input[0].type': 'bogus' is not a supported input item type.", "input[0].type"),
-        ({"model": "m", "input": [{"role": "robot", "content": "x"}]},
-         "Invalid value for 'input[0].role': expected one of user, assistant, system, developer, got 'robot'.",
-         "input[0].role"),
-        ({"model": "m", "input": [{"type": "function_call_output", "output": "x"}]},
-         "Missing required parameter: 'input[0].call_id'.", "input[0].call_id"),
-        ({"model": "m", "input": "hi", "max_output_tokens": 0},
-         "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.",
-         "max_output_tokens"),
-        ({"model": "m", "input": "hi", "tool_choice": "sometimes"},
-         "Invalid value for 'tool_choice': expected 'none', 'auto' or 'required', got 'sometimes'.", "tool_choice"),
-        ({"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x"}}},
-         "Missing required parameter: 'text.format.schema'.", "text.format.schema"),
-        ({"model": "m", "input": "hi", "stream": "yes"},
-         "Invalid type for 'stream': expected a boolean, but got a string instead.", "stream"),
+        (
+            {"model": "m", "input": 5},
+            "Invalid type for 'input': expected a string or an array of input items, "
+            "but got an integer instead.",
+            "input",
+        ),
+        (
+            {"model": "m", "input": [{"type": "bogus"}]},
+            "Invalid value for 'input[0].type': 'bogus' is not a supported input item type.",
+            "input[0].type",
+        ),
+        (
+            {"model": "m", "input": [{"role": "robot", "content": "x"}]},
+            "Invalid value for 'input[0].role': expected one of user, assistant, system, developer, "
+            "got 'robot'.",
+            "input[0].role",
+        ),
+        (
+            {"model": "m", "input": [{"type": "function_call_output", "output": "x"}]},
+            "Missing required parameter: 'input[0].call_id'.",
+            "input[0].call_id",
+        ),
+        (
+            {"model": "m", "input": "hi", "max_output_tokens": 0},
+            "Invalid 'max_output_tokens': integer below minimum value. "
+            "Expected a value >= 1, but got 0 instead.",
+            "max_output_tokens",
+        ),
+        (
+            {"model": "m", "input": "hi", "tool_choice": "sometimes"},
+            "Invalid value for 'tool_choice': expected 'none', 'auto' or 'required', got 'sometimes'.",
+            "tool_choice",
+        ),
+        (
+            {"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x"}}},
+            "Missing required parameter: 'text.format.schema'.",
+            "text.format.schema",
+        ),
+        (
+            {"model": "m", "input": "hi", "stream": "yes"},
+            "Invalid type for 'stream': expected a boolean, but got a string instead.",
+            "stream",
+        ),
         ({"model": "m", "input": []}, "Invalid 'input': the conversation has no messages.", "input"),
     ],
-)  # fmt: skip
+)
 def test_decode_errors_name_the_field(body: dict[str, Any], message: str, param: str) -> None:
     with pytest.raises(RequestError) as info:
         ResponsesCodec().decode(body, {}, {})
@@ -202,8 +254,11 @@ def test_body_is_a_complete_response(openai_spec: Any) -> None:
     openai_spec("Response", body)
     assert body["id"].startswith("resp_") and len(body["id"]) == 5 + 48
     assert (body["object"], body["status"], body["created_at"], body["completed_at"]) == (
-        "response", "completed", out.created, out.created,
-    )  # fmt: skip
+        "response",
+        "completed",
+        out.created,
+        out.created,
+    )
     assert body["instructions"] == "x"
     message, call = body["output"]
     assert message["type"] == "message" and message["id"].startswith("msg_") and len(message["id"]) == 52
@@ -247,8 +302,14 @@ def test_reasoning_summary_only_when_asked() -> None:
     body = codec.body(out, req)
     assert body["output"][0]["type"] == "reasoning" and body["output"][0]["summary"] == []
     assert body["usage"]["output_tokens_details"]["reasoning_tokens"] == out.usage.reasoning_tokens > 0
-    codec, req, out = run({"model": "o4", "input": "Hi", "reasoning": {"summary": "auto"},
-                           "include": ["reasoning.encrypted_content"]})  # fmt: skip
+    codec, req, out = run(
+        {
+            "model": "o4",
+            "input": "Hi",
+            "reasoning": {"summary": "auto"},
+            "include": ["reasoning.encrypted_content"],
+        }
+    )
     item = codec.body(out, req)["output"][0]
     assert item["summary"] == [{"type": "summary_text", "text": "Check the sky."}]
     assert item["encrypted_content"] == out.parts[0].signature  # type: ignore[union-attr]
@@ -259,8 +320,10 @@ def test_token_limit_gives_incomplete(openai_spec: Any) -> None:
     body = codec.body(out, req)
     openai_spec("Response", body)
     assert (body["status"], body["incomplete_details"], body["completed_at"]) == (
-        "incomplete", {"reason": "max_output_tokens"}, None,
-    )  # fmt: skip
+        "incomplete",
+        {"reason": "max_output_tokens"},
+        None,
+    )
     assert body["output"][0]["status"] == "incomplete"
     assert body["output"][0]["content"][0]["text"] == "one two thre"  # a token is at most 4 letters
     assert body["usage"]["output_tokens"] == 3
@@ -353,12 +416,19 @@ def test_stream_error_fault_sends_error_then_failed(openai_spec: Any) -> None:
     wire = plan_wire(codec.frames(out, req), plan, codec, out, req)
     events = [json.loads(f.data) for f in wire.frames]
     assert [e["type"] for e in events[-3:]] == ["response.output_item.done", "error", "response.failed"]
-    assert events[-2] == {"type": "error", "code": "server_error", "message": "boom", "param": None,
-                          "sequence_number": 11}  # fmt: skip
+    assert events[-2] == {
+        "type": "error",
+        "code": "server_error",
+        "message": "boom",
+        "param": None,
+        "sequence_number": 11,
+    }
     failed = events[-1]["response"]
     assert (events[-1]["sequence_number"], failed["status"], failed["error"]) == (
-        12, "failed", {"code": "server_error", "message": "boom"},
-    )  # fmt: skip
+        12,
+        "failed",
+        {"code": "server_error", "message": "boom"},
+    )
     assert failed["output"] == codec.body(out, req)["output"]  # the message finished before the cut
     for e in events:
         openai_spec(EVENT_SCHEMAS[e["type"]], e)
@@ -370,8 +440,16 @@ def test_stream_error_fault_sends_error_then_failed(openai_spec: Any) -> None:
 def test_unknown_item_fault_inserts_an_item(after: int, index: int) -> None:
     codec = ResponsesCodec()
     req = codec.decode({"model": "gpt-4o", "input": "Hi"}, {}, {})
-    mock = MockGPT(seed=7, rules=[Rule("x", m.always(), g.answer(g.just("Hi!"),
-                                                                  stream={"faults": [{"kind": "unknown_item", "after": after}]}))])  # fmt: skip
+    mock = MockGPT(
+        seed=7,
+        rules=[
+            Rule(
+                "x",
+                m.always(),
+                g.answer(g.just("Hi!"), stream={"faults": [{"kind": "unknown_item", "after": after}]}),
+            )
+        ],
+    )
     out = mock.generate(req)
     body = codec.body(out, req)
     kinds = [i["type"] for i in body["output"]]
@@ -392,8 +470,9 @@ def test_unknown_item_fault_inserts_an_item(after: int, index: int) -> None:
 def test_error_bodies_are_openai_shaped(openai_spec: Any) -> None:
     codec = ResponsesCodec()
     body = codec.error_body(ErrorSpec(status=429, message="slow down"), 429)
-    assert body == {"error": {"message": "slow down", "type": "requests", "param": None,
-                              "code": "rate_limit_exceeded"}}  # fmt: skip
+    assert body == {
+        "error": {"message": "slow down", "type": "requests", "param": None, "code": "rate_limit_exceeded"}
+    }
     openai_spec("ErrorResponse", body)
     missing = codec.error_body(ResponseNotFound("resp_x"), 404)
     assert missing == {
@@ -465,3 +544,18 @@ def test_store_is_bounded_lru() -> None:
     assert ("a" in store, "b" in store, "c" in store, len(store)) == (True, False, True, 2)
     with pytest.raises(ValueError, match="maxsize"):
         ResponseStore(0)
+
+
+def test_stream_bytes_snapshot(sse_snapshot: Any) -> None:
+    codec, req, out = run(
+        {
+            "model": "o4",
+            "input": "Weather?",
+            "tools": [WEATHER_TOOL],
+            "reasoning": {"summary": "auto"},
+            "stream": True,
+        }
+    )
+    out = out.model_copy(update={"stream": StreamPlan(chunk_chars=16)})
+    wire = plan_wire(codec.frames(out, req), out.stream, codec, out, req)
+    assert wire.data == sse_snapshot

@@ -22,6 +22,7 @@ def outputs() -> str:
         seed=20240601,
         clock=g.fixed_clock(1_700_000_000),
         rules=[
+            Rule("schema", m.wants_schema(), g.from_request_schema()),
             Rule("tool", m.has_tools(), g.tool_call("lookup", {"q": g.fake("word"), "n": g.integer(1, 9)})),
             Rule("data", m.model("data"), g.objects({
                 "id": g.id("u"), "uuid": g.uuid(), "name": g.fake("name", locale="de_DE"),
@@ -37,6 +38,15 @@ def outputs() -> str:
     bodies = [
         {"model": "m", "messages": [{"role": "user", "content": "find it"}], "tools": [{"name": "lookup"}]},
         {"model": "data", "messages": [{"role": "user", "content": "a record"}]},
+        {"model": "m", "messages": [{"role": "user", "content": "json"}], "response_schema": {"schema": {
+            "type": "object", "required": ["when", "mail", "tags", "kind", "code"],
+            "properties": {
+                "when": {"type": "string", "format": "date-time"},
+                "mail": {"type": "string", "format": "email"},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 2},
+                "kind": {"enum": ["a", "b", "c"]}, "code": {"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"},
+            },
+        }}},
         {"model": "m", "messages": [{"role": "user", "content": "weather in city Lyon"}]},
         {"model": "m", "messages": [{"role": "user", "content": "tell me about budgets"}], "n": 3},
         {"model": "m", "messages": [{"role": "user", "content": "short please"}], "max_output_tokens": 5,
@@ -74,4 +84,5 @@ def test_outputs_are_byte_identical_across_processes_and_hash_seeds() -> None:
     second = in_subprocess("4242")
     assert first == second
     assert first == here
-    assert '"rule": "tpl"' in here and '"rule": "data"' in here  # the script exercised what it claims
+    # the script exercised every rule it claims to
+    assert all(f'"rule": "{r}"' in here for r in ("schema", "tool", "data", "tpl", "text"))

@@ -99,7 +99,25 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "weighted negative",
         lambda: g.weighted([(-1, "a")]),
         RuleError,
-        "weighted: weights must be numbers >= 0, got -1",
+        "weighted: pairs are (weight, option) with a weight >= 0, got weight -1",
+    ),
+    (
+        "weighted swapped",
+        lambda: g.weighted([("a", 3)]),
+        RuleError,
+        "weighted: pairs are (weight, option) with a weight >= 0, got weight 'a'",
+    ),
+    (
+        "objects not a dict",
+        lambda: g.objects([1, 2]),  # type: ignore[arg-type]
+        RuleError,
+        "objects takes a dict of field name -> generator or value, got list",
+    ),
+    (
+        "lists sizes",
+        lambda: g.lists(g.integer(), 2.5),  # type: ignore[arg-type]
+        RuleError,
+        "lists takes 0 <= min_size <= max_size, got 2.5 and 5",
     ),
     ("weighted zero", lambda: g.weighted([(0, "a")]), RuleError, "weighted: at least one weight must be > 0"),
     (
@@ -198,6 +216,12 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         lambda: Rule("a", m.always(), "x", reasoning="yes"),
         RuleError,
         "rule 'a': reasoning must be 'auto', True or False, got 'yes'",
+    ),
+    (
+        "rule arguments swapped",
+        lambda: Rule("a", m.always(), m.model("x")),
+        RuleError,
+        "rule 'a': the answer model('x') is a matcher; the order is Rule(name, matcher, answer)",
     ),
     (
         "rule matcher",

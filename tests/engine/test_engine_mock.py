@@ -382,3 +382,19 @@ def test_default_rules_answer_with_prose_about_the_request() -> None:
 def test_repr_names_rules_seed_and_clock() -> None:
     mock = MockGPT([Rule("a", m.always(), "x")], seed=9, clock=StepClock(5, step=2))
     assert repr(mock) == "MockGPT(rules=['a'], seed=9, clock=StepClock(5, step=2))"
+
+
+def test_mutating_an_error_answer_does_not_leak_into_the_next_one() -> None:
+    mock = MockGPT([Rule("r", m.always(), error={"status": 429, "headers": {"retry-after": "1"}})])
+    first = mock.generate(ask("x"))
+    assert first.error is not None
+    first.error.headers["retry-after"] = "999"
+    second = mock.generate(ask("x"))
+    assert second.error is not None and second.error.headers == {"retry-after": "1"}
+
+
+def test_rules_by_name_or_position() -> None:
+    rules = RuleSet([Rule("a", m.always(), "A"), Rule("b", m.always(), "B")])
+    assert rules["b"] is rules[1] and rules[-1].name == "b" and len(rules) == 2
+    with pytest.raises(KeyError):
+        rules["c"]

@@ -127,7 +127,7 @@ def number_schemas(draw: st.DrawFn) -> dict[str, Any]:
     s: dict[str, Any] = {"type": "integer" if integer else "number"}
     step = draw(st.sampled_from([None, 1, 3, 5] if integer else [None, 0.5, 0.25, 2, 0.01]))
     lo = draw(st.none() | st.integers(-50, 50))
-    hi = None if lo is None and draw(st.booleans()) else (lo or 0) + draw(st.integers(0, 60))
+    hi: float | None = None if lo is None and draw(st.booleans()) else (lo or 0) + draw(st.integers(0, 60))
     if step is not None:
         s["multipleOf"] = step
         if lo is not None and hi is not None:

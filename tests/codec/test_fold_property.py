@@ -1,0 +1,196 @@
+"""The one-codec-path property, per API: folding the stream as a client does gives the non-stream body.
+
+Each fold below is written from the wire rules (WIRE.md §2.3, §3.3, §4.4), independently of the codecs,
+and applied to arbitrary answers: any mix of reasoning, text and tool calls, any finish reason, any chunk
+size, any text (combining marks, emoji, astral code points).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthgpt.codec.anthropic_messages import MessagesCodec
+from synthgpt.codec.openai_chat import ChatCodec
+from synthgpt.codec.openai_responses import ResponsesCodec
+from synthgpt.model import (
+    Choice,
+    Fault,
+    ModelOutput,
+    ModelRequest,
+    ReasoningPart,
+    StreamPlan,
+    TextOut,
+    ToolCallPart,
+    Usage,
+)
+
+texts = st.text(max_size=30)
+json_objects = st.dictionaries(
+    st.text(max_size=6), st.one_of(st.integers(), st.text(max_size=8), st.booleans(), st.none()), max_size=3
+).map(lambda d: json.dumps(d, ensure_ascii=False, separators=(",", ":")))
+tool_calls = st.builds(
+    ToolCallPart,
+    id=st.text("abcdefXYZ0123", min_size=1, max_size=8).map(lambda s: "call_" + s),
+    name=st.sampled_from(["get_weather", "lookup", "search"]),
+    arguments=json_objects,
+)
+
+
+@st.composite
+def outputs(draw: st.DrawFn) -> ModelOutput:
+    parts: list[Any] = []
+    if draw(st.booleans()):
+        parts.append(ReasoningPart(text=draw(texts), signature=draw(st.text("abcXYZ09", max_size=12))))
+    parts.extend(TextOut(text=t) for t in draw(st.lists(texts, max_size=2)))
+    parts.extend(draw(st.lists(tool_calls, max_size=3)))
+    finish = draw(st.sampled_from(["stop", "length", "tool_calls", "content_filter"]))
+    prompt, completion = draw(st.integers(0, 500)), draw(st.integers(0, 500))
+    faults = (Fault(kind="unknown_item", after=draw(st.integers(0, 40))),) if draw(st.booleans()) else ()
+    return ModelOutput(
+        choices=(Choice(parts=tuple(parts), finish_reason=finish),),
+        usage=Usage(prompt_tokens=prompt, completion_tokens=completion, reasoning_tokens=min(completion, 3)),
+        stream=StreamPlan(chunk_chars=draw(st.integers(1, 12)), faults=faults),
+        model=draw(st.sampled_from(["gpt-4o", "claude-sonnet-4-5"])),
+        id_seed=draw(st.integers(0, 2**64 - 1)),
+        created=1_767_225_600,
+    )
+
+
+# ------------------------------------------------------------------------------------------------- folds
+
+
+def fold_responses(events: list[dict[str, Any]]) -> dict[str, Any]:
+    assert events[0]["type"] == "response.created" and events[0]["response"]["output"] == []
+    output: list[dict[str, Any]] = []
+    done: set[int] = set()
+    for i, e in enumerate(events):
+        assert e["sequence_number"] == i
+        kind = e["type"]
+        if kind == "response.output_item.added":
+            assert e["output_index"] == len(output)
+            output.append(copy.deepcopy(e["item"]))
+        elif kind == "response.content_part.added":
+            output[e["output_index"]]["content"].append(copy.deepcopy(e["part"]))
+        elif kind == "response.output_text.delta":
+            output[e["output_index"]]["content"][e["content_index"]]["text"] += e["delta"]
+        elif kind == "response.function_call_arguments.delta":
+            output[e["output_index"]]["arguments"] += e["delta"]
+        elif kind == "response.reasoning_summary_part.added":
+            output[e["output_index"]]["summary"].append(copy.deepcopy(e["part"]))
+        elif kind == "response.reasoning_summary_text.delta":
+            output[e["output_index"]]["summary"][e["summary_index"]]["text"] += e["delta"]
+        elif kind == "response.output_item.done":
+            built = output[e["output_index"]]
+            assert {**built, "status": e["item"].get("status")} == {**e["item"]} or built == e["item"]
+            output[e["output_index"]] = e["item"]
+            done.add(e["output_index"])
+    terminal = events[-1]
+    assert terminal["type"] in ("response.completed", "response.incomplete")
+    assert done == set(range(len(output)))
+    assert terminal["response"]["output"] == output
+    return dict(terminal["response"])
+
+
+def fold_anthropic(events: list[dict[str, Any]]) -> dict[str, Any]:
+    assert events[0]["type"] == "message_start"
+    message = copy.deepcopy(events[0]["message"])
+    partial: dict[int, str] = {}
+    for e in events[1:]:
+        kind = e["type"]
+        if kind == "content_block_start":
+            assert e["index"] == len(message["content"])
+            message["content"].append(copy.deepcopy(e["content_block"]))
+        elif kind == "content_block_delta":
+            block, delta = message["content"][e["index"]], e["delta"]
+            if delta["type"] == "text_delta":
+                block["text"] += delta["text"]
+            elif delta["type"] == "thinking_delta":
+                block["thinking"] += delta["thinking"]
+            elif delta["type"] == "signature_delta":
+                block["signature"] = delta["signature"]
+            else:
+                partial[e["index"]] = partial.get(e["index"], "") + delta["partial_json"]
+        elif kind == "content_block_stop":
+            block = message["content"][e["index"]]
+            if block["type"] == "tool_use":
+                block["input"] = json.loads(partial.get(e["index"]) or "{}")
+        elif kind == "message_delta":
+            message.update(e["delta"])
+            message["usage"].update(e["usage"])
+    assert events[-1] == {"type": "message_stop"}
+    return message
+
+
+def fold_chat(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "message": {}, "logprobs": None, "finish_reason": None}
+    calls: list[dict[str, Any]] = []
+    content: str | None = None
+    usage = None
+    for c in chunks:
+        usage = c.get("usage", usage)
+        for ch in c["choices"]:
+            delta = ch["delta"]
+            if delta.get("content") is not None:
+                content = (content or "") + delta["content"]
+            for tc in delta.get("tool_calls", ()):
+                if tc["index"] == len(calls):
+                    calls.append(
+                        {
+                            "id": tc["id"],
+                            "type": tc["type"],
+                            "function": {"name": tc["function"]["name"], "arguments": ""},
+                        }
+                    )
+                calls[tc["index"]]["function"]["arguments"] += tc["function"].get("arguments", "")
+            choice["finish_reason"] = ch["finish_reason"] or choice["finish_reason"]
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+    if calls:
+        message["tool_calls"] = calls
+    choice["message"] = message
+    first = chunks[0]
+    return {
+        "id": first["id"],
+        "object": "chat.completion",
+        "created": first["created"],
+        "model": first["model"],
+        "choices": [choice],
+        "usage": usage,
+        "service_tier": first["service_tier"],
+        "system_fingerprint": first["system_fingerprint"],
+    }
+
+
+# ---------------------------------------------------------------------------------------------- property
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_responses_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = ResponsesCodec()
+    req = ModelRequest(api="responses", model=out.model, reasoning={"summary": "auto"}, stream=True)
+    events = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert fold_responses(events) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_anthropic_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = MessagesCodec()
+    req = ModelRequest(api="messages", model=out.model, max_output_tokens=100, stream=True)
+    events = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert fold_anthropic([e for e in events if e["type"] != "ping"]) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_chat_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = ChatCodec()
+    req = ModelRequest(api="chat", model=out.model, stream=True, stream_options={"include_usage": True})
+    frames = codec.frames(out, req)
+    assert frames[-1].data == "[DONE]"
+    assert fold_chat([json.loads(f.data) for f in frames[:-1]]) == codec.body(out, req)

@@ -1,0 +1,178 @@
+"""The deterministic tokenizer, the seeding helpers and the injected clocks."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthgpt import FixedClock, MockGPT, Rule, StepClock, SystemClock
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.clock import Clock, parse_clock
+from synthgpt.seeding import canonical_json, derive_seed, token_from_seed
+from synthgpt.tokens import count_message_tokens, count_tokens, cut_to_tokens, token_spans
+
+# ------------------------------------------------------------------------------------------ tokenizer
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", []),
+        ("one two six", ["one", " two", " six"]),
+        ("Hello, world!", ["Hell", "o", ",", " worl", "d", "!"]),
+        ("internationalization", ["inte", "rnat", "iona", "liza", "tion"]),
+        ("  lead", ["  lead"]),
+        ("end  ", ["end", "  "]),
+        ("a.b", ["a", ".", "b"]),
+        ("héllo wörld", ["héll", "o", " wörl", "d"]),
+        ("日本語テキスト", ["日本語テ", "キスト"]),
+        ('{"a":1}', ["{", '"', "a", '"', ":", "1", "}"]),
+    ],
+)
+def test_token_spans(text: str, tokens: list[str]) -> None:
+    assert [text[a:b] for a, b in token_spans(text)] == tokens
+    assert count_tokens(text) == len(tokens)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(text=st.text(max_size=200), limit=st.integers(0, 60))
+def test_spans_tile_the_text_and_cuts_fall_on_token_boundaries(text: str, limit: int) -> None:
+    spans = token_spans(text)
+    assert "".join(text[a:b] for a, b in spans) == text
+    assert all(b > a for a, b in spans)
+    prefix, used, was_cut = cut_to_tokens(text, limit)
+    assert text.startswith(prefix)
+    assert used == count_tokens(prefix) == min(limit, count_tokens(text))
+    assert was_cut == (prefix != text)
+
+
+def test_cut_to_tokens() -> None:
+    assert cut_to_tokens("one two six", 2) == ("one two", 2, True)
+    assert cut_to_tokens("one two", 5) == ("one two", 2, False)
+    assert cut_to_tokens("abc", 0) == ("", 0, True)
+    assert cut_to_tokens("", 0) == ("", 0, False)
+
+
+def test_message_tokens_add_a_fixed_overhead() -> None:
+    assert count_message_tokens([]) == 3
+    assert count_message_tokens(["hi"]) == 3 + 4 + 1
+    assert count_message_tokens(["one two", "six"]) == 3 + (4 + 2) + (4 + 1)
+
+
+def test_prompt_tokens_count_tool_calls_and_tool_definitions() -> None:
+    mock = MockGPT([Rule("r", m.always(), "x")])
+    plain = {"messages": [{"role": "user", "content": "hi"}]}
+    with_tool = {**plain, "tools": [{"name": "f", "description": "d", "parameters": {"type": "object"}}]}
+    assert mock.generate(plain).usage.prompt_tokens == 8
+    # 8 per tool + "f d " + canonical JSON of the parameters
+    assert mock.generate(with_tool).usage.prompt_tokens == 8 + 8 + count_tokens('f d {"type":"object"}')
+
+
+# ------------------------------------------------------------------------------------------ seeding
+
+
+def test_derive_seed_is_pinned_and_length_prefixed() -> None:
+    assert derive_seed("a", 1) == derive_seed("a", "1")
+    assert derive_seed("ab", "c") != derive_seed("a", "bc")
+    assert derive_seed() == 13020603013274838756
+    assert derive_seed(0, "rule", 123) == 8437441745257212098
+    assert 0 <= derive_seed("x") < 2**64
+
+
+def test_token_from_seed_and_canonical_json() -> None:
+    assert token_from_seed(1, 10) == token_from_seed(1, 10)
+    assert token_from_seed(1, 10) != token_from_seed(2, 10)
+    assert token_from_seed(1, 40).startswith(token_from_seed(1, 10))
+    assert token_from_seed(7, 6, alphabet="ab") in {
+        "".join(p) for p in __import__("itertools").product("ab", repeat=6)
+    }
+    assert canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+
+
+# ------------------------------------------------------------------------------------------ clocks
+
+
+def test_fixed_clock() -> None:
+    clock = FixedClock()
+    assert clock.now() == clock.now() == 1_767_225_600.0
+    assert repr(clock) == "FixedClock(1767225600)"
+    assert repr(FixedClock(1.5)) == "FixedClock(1.5)"
+    assert isinstance(clock, Clock)
+
+
+def test_step_clock_advances_on_every_read() -> None:
+    clock = StepClock(100, step=1.5)
+    assert [clock.now() for _ in range(4)] == [100.0, 101.5, 103.0, 104.5]
+    assert repr(clock) == "StepClock(100, step=1.5)"
+    assert repr(StepClock()) == "StepClock(1767225600, step=1)"
+
+
+def test_step_clock_counts_reads_exactly_across_threads() -> None:
+    clock = StepClock(0, step=1)
+    seen: list[float] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        mine = [clock.now() for _ in range(100)]
+        with lock:
+            seen.extend(mine)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(seen) == [float(i) for i in range(800)]
+
+
+def test_system_clock_reads_the_wall_clock() -> None:
+    before = time.time()
+    now = SystemClock().now()
+    assert before - 1 <= now <= time.time() + 1
+    assert repr(SystemClock()) == "SystemClock()"
+
+
+@pytest.mark.parametrize(
+    ("spec", "text"),
+    [
+        ("fixed", "FixedClock(1767225600)"),
+        ("fixed:1700000000", "FixedClock(1700000000)"),
+        ("fixed:12.5", "FixedClock(12.5)"),
+        ("step", "StepClock(1767225600, step=1)"),
+        ("step:10", "StepClock(10, step=1)"),
+        ("step:10:0.5", "StepClock(10, step=0.5)"),
+        ("system", "SystemClock()"),
+    ],
+)
+def test_parse_clock(spec: str, text: str) -> None:
+    assert repr(parse_clock(spec)) == text
+
+
+@pytest.mark.parametrize("spec", ["", "fixed:x", "step:a:b", "system:1", "wall", "FIXED"])
+def test_parse_clock_rejects_anything_else(spec: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_clock(spec)
+    assert str(info.value) == (
+        f"bad clock {spec!r}: use fixed, fixed:<unix-seconds>, step:<start>[:<step>] or system"
+    )
+
+
+def test_created_comes_from_the_injected_clock() -> None:
+    rules = [Rule("r", m.always(), g.words())]
+    assert MockGPT(rules).generate({}).created == 1_767_225_600
+    assert MockGPT(rules, clock=g.fixed_clock(1_700_000_000.9)).generate({}).created == 1_700_000_000
+    stepping = MockGPT(rules, clock=g.step_clock(50, 10))
+    assert [stepping.generate({}).created for _ in range(3)] == [50, 60, 70]
+    assert isinstance(g.system_clock(), SystemClock)
+
+
+def test_templates_see_the_clock_reading() -> None:
+    mock = MockGPT(
+        [Rule("r", m.always(), g.template("{{ now|int }} #{{ call_index }}"))], clock=StepClock(10, step=5)
+    )
+    assert [mock.generate({}).text for _ in range(3)] == ["10 #0", "15 #1", "20 #2"]

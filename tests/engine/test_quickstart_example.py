@@ -1,0 +1,55 @@
+"""examples/quickstart.py runs and prints exactly this, byte for byte, in a fresh interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"
+
+EXPECTED = """\
+[weather] "What's the weather in town?"
+    -> tool call get_weather({"city":"Hicksside"}) id=call_tqs7hfU6Q0ZZGF7uSczrOJLl
+    finish=tool_calls usage=78+14 tokens
+[greeting] 'Hi, my name is Ada.'
+    -> 'Nice to meet you, Ada! Your lucky number is 31.'
+    finish=stop usage=14+15 tokens
+[profile] 'Create a user profile.'
+    -> '{"id":"user_jqte56WPF661GAn7F6BKF125","name":"Robert Flores","age":18}'
+    finish=stop usage=14+33 tokens
+[default] 'Summarise this. It has three sentences. The last is dropped.'
+    -> 'Summarise this. It has three sentences.'
+    finish=stop usage=26+13 tokens
+[default] 'Summarise this. It has three sentences. The last is dropped.'
+    -> 'Summarise this'
+    finish=length usage=26+4 tokens
+
+journal:
+  #0 rule=weather seed=4695853085440995257 at=1700000000 captures={}
+  #1 rule=greeting seed=5763199105902739011 at=1700000000 captures={'name': 'Ada'}
+  #2 rule=profile seed=3139942740772706111 at=1700000000 captures={}
+  #3 rule=default seed=6929466695024842352 at=1700000000 captures={}
+  #4 rule=default seed=3756283669900403009 at=1700000000 captures={}
+
+same answer again: True
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hash_seed", ["0", "987"])
+def test_quickstart_prints_the_same_bytes_every_time(hash_seed: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT)],
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout == EXPECTED
