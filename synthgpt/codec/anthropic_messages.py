@@ -22,7 +22,7 @@ from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, Reason
 from ..seeding import derive_seed, token_from_seed
 from .anthropic_messages_input import decode_messages_request
 from .base import Frame
-from .openai_responses import dumps, private_headers
+from .common import dumps, private_headers
 from .sse import chunk_text
 
 __all__ = [

@@ -52,7 +52,9 @@ class WireCodec(Protocol):
         """The whole healthy stream, terminal frame included."""
         ...
 
-    def error_frames(self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int) -> list[Frame]:
+    def error_frames(
+        self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
+    ) -> list[Frame]:
         """What this API sends for a mid-stream error after `sent` frames."""
         ...
 

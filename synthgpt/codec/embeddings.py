@@ -18,9 +18,9 @@ from typing import Any
 from ..errors import RequestError, SynthGPTError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from .base import Frame
+from .common import dumps, private_headers
 from .errors import openai_error_body
 from .openai_chat import openai_response_headers
-from .openai_responses import dumps, private_headers
 from .openai_responses_input import type_error
 
 __all__ = ["EmbeddingsCodec", "MissingEmbeddings", "encode_vector"]

@@ -11,53 +11,20 @@ codec instance, so per app). Responses asked with `store: false` are not kept.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import RequestError
-from ..model import (
-    ApiKind,
-    ErrorSpec,
-    Fault,
-    Message,
-    ModelOutput,
-    ModelRequest,
-    ReasoningPart,
-    TextOut,
-    ToolCall,
-)
-from ..seeding import derive_seed, token_from_seed
+from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
 from .base import Frame
+from .common import dumps, private_headers
 from .errors import openai_error_body
 from .openai_chat import openai_response_headers
+from .openai_responses_events import UNKNOWN_ITEM_TYPE, Event, response_events, response_object
 from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
 from .response_store import ResponseStore
-from .sse import chunk_text
 
-__all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec", "dumps", "private_headers"]
-
-UNKNOWN_ITEM_TYPE = "synthgpt_unknown_item"
-"""The output item type of the `unknown_item` fault: a kind no SDK knows, as a future API might add."""
-
-_HEX = "0123456789abcdef"
-_PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
-
-Status = Literal["completed", "incomplete", "failed", "in_progress"]
-Event = dict[str, Any]
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def private_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """Request headers worth recording: lower-cased, credentials left out."""
-    return tuple((k.lower(), v) for k, v in headers.items() if k.lower() not in _PRIVATE_HEADERS)
-
-
-def _hex_id(prefix: str, seed: int, *labels: object) -> str:
-    return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
+__all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
 
 
 class ResponseNotFound(RequestError):
@@ -133,28 +100,7 @@ class ResponsesCodec:
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
-        items = _items(output, request)
-        unknown = output.stream.fault("unknown_item")
-        if unknown is not None:
-            items.insert(_unknown_position(items, unknown.after), _unknown_item(output, len(items)))
-        status: Status = "completed"
-        if output.finish_reason in ("length", "content_filter"):
-            status = "incomplete"
-        events: list[Event] = []
-        shell = _response(output, request, "in_progress", [])
-        events.append({"type": "response.created", "response": shell})
-        events.append({"type": "response.in_progress", "response": shell})
-        finished = []
-        for index, item in enumerate(items):
-            if item["type"] == "message" and status == "incomplete":
-                item["status"] = "incomplete"
-            events.extend(_item_events(item, index, output.stream.chunk_chars))
-            finished.append(item)
-        terminal = "response.completed" if status == "completed" else "response.incomplete"
-        events.append({"type": terminal, "response": _response(output, request, status, finished)})
-        for i, e in enumerate(events):
-            e["sequence_number"] = i
-        return events
+        return response_events(output, request)
 
     def error_frames(
         self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
@@ -170,7 +116,7 @@ class ResponsesCodec:
             "param": None,
             "sequence_number": sent,
         }
-        failed = _response(output, request, "failed", done)
+        failed = response_object(output, request, "failed", done)
         failed["error"] = {"code": "server_error", "message": fault.message}
         final = {"type": "response.failed", "response": failed, "sequence_number": sent + 1}
         return [Frame(dumps(error), "error"), Frame(dumps(final), "response.failed")]
@@ -188,236 +134,6 @@ class ResponsesCodec:
             return
         earlier = conversation_messages(request.messages, bool(request.extra.get("instructions")))
         self.store.put(response["id"], (*earlier, *_as_messages(output)))
-
-
-# ------------------------------------------------------------------------------------------------- items
-
-
-def _items(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
-    """The finished output items, in order: reasoning, one message per run of text, function calls."""
-    seed = output.id_seed
-    summarise = request.reasoning is not None and request.reasoning.summary is not None
-    encrypted = "reasoning.encrypted_content" in (request.extra.get("include") or ())
-    items: list[dict[str, Any]] = []
-    for index, part in enumerate(output.parts):
-        if isinstance(part, ReasoningPart):
-            item: dict[str, Any] = {
-                "id": _hex_id("rs_", seed, "item", index),
-                "type": "reasoning",
-                "summary": [],
-            }
-            if summarise:
-                item["summary"] = [{"type": "summary_text", "text": part.text}]
-            if encrypted:
-                item["encrypted_content"] = part.signature or token_from_seed(
-                    derive_seed(seed, "sig", index), 64
-                )
-            items.append(item)
-        elif isinstance(part, TextOut):
-            if items and items[-1]["type"] == "message":  # adjacent text parts read as one message
-                items[-1]["content"][0]["text"] += part.text
-                continue
-            items.append(
-                {
-                    "id": _hex_id("msg_", seed, "item", index),
-                    "type": "message",
-                    "status": "completed",
-                    "content": [
-                        {"type": "output_text", "annotations": [], "logprobs": [], "text": part.text}
-                    ],
-                    "role": "assistant",
-                }
-            )
-        else:
-            items.append(
-                {
-                    "id": _hex_id("fc_", seed, "item", index),
-                    "type": "function_call",
-                    "status": "completed",
-                    "arguments": part.arguments,
-                    "call_id": part.id,
-                    "name": part.name,
-                }
-            )
-    if not any(i["type"] in ("message", "function_call") for i in items):
-        items.append(
-            {
-                "id": _hex_id("msg_", seed, "item", len(output.parts)),
-                "type": "message",
-                "status": "completed",
-                "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": ""}],
-                "role": "assistant",
-            }
-        )
-    return items
-
-
-def _unknown_position(items: list[dict[str, Any]], after_frames: int) -> int:
-    """The first item boundary at or after `after_frames` frames of the healthy stream."""
-    frames = 2  # response.created, response.in_progress
-    for index, item in enumerate(items):
-        if frames >= after_frames:
-            return index
-        frames += len(_item_events(item, index, 1 << 30))
-    return len(items)
-
-
-def _unknown_item(output: ModelOutput, index: int) -> dict[str, Any]:
-    return {
-        "id": _hex_id("synth_", output.id_seed, "unknown", index),
-        "type": UNKNOWN_ITEM_TYPE,
-        "status": "completed",
-    }
-
-
-def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
-    kind = item["type"]
-    ids = {"item_id": item["id"], "output_index": index}
-    out: list[Event] = []
-    if kind == "message":
-        text = item["content"][0]["text"]
-        empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
-        full = item["content"][0]
-        out.append(_added({**item, "status": "in_progress", "content": []}, index))
-        out.append({"type": "response.content_part.added", **ids, "content_index": 0, "part": empty})
-        out.extend(
-            {"type": "response.output_text.delta", **ids, "content_index": 0, "delta": d, "logprobs": []}
-            for d in chunk_text(text, chunk)
-        )
-        out.append(
-            {"type": "response.output_text.done", **ids, "content_index": 0, "text": text, "logprobs": []}
-        )
-        out.append({"type": "response.content_part.done", **ids, "content_index": 0, "part": full})
-    elif kind == "function_call":
-        out.append(_added({**item, "status": "in_progress", "arguments": ""}, index))
-        out.extend(
-            {"type": "response.function_call_arguments.delta", **ids, "delta": d}
-            for d in chunk_text(item["arguments"], chunk)
-        )
-        out.append(
-            {
-                "type": "response.function_call_arguments.done",
-                **ids,
-                "name": item["name"],
-                "arguments": item["arguments"],
-            }
-        )
-    elif kind == "reasoning":
-        out.append(_added({**item, "summary": []}, index))
-        for s, summary in enumerate(item["summary"]):
-            sid = {**ids, "summary_index": s}
-            out.append(
-                {
-                    "type": "response.reasoning_summary_part.added",
-                    **sid,
-                    "part": {"type": "summary_text", "text": ""},
-                }
-            )
-            out.extend(
-                {"type": "response.reasoning_summary_text.delta", **sid, "delta": d}
-                for d in chunk_text(summary["text"], chunk)
-            )
-            out.append({"type": "response.reasoning_summary_text.done", **sid, "text": summary["text"]})
-            out.append({"type": "response.reasoning_summary_part.done", **sid, "part": summary})
-    else:
-        out.append(_added({**item, "status": "in_progress"}, index))
-    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
-    return out
-
-
-def _added(item: dict[str, Any], index: int) -> Event:
-    return {"type": "response.output_item.added", "output_index": index, "item": item}
-
-
-# ---------------------------------------------------------------------------------------------- response
-
-
-def _tool_choice(request: ModelRequest) -> Any:
-    if "tool_choice" in request.extra:
-        return request.extra["tool_choice"]
-    choice = request.tool_choice
-    return {"type": "function", "name": choice.name} if choice.mode == "named" else choice.mode
-
-
-def _text_config(request: ModelRequest) -> dict[str, Any]:
-    text = request.extra.get("text")
-    config: dict[str, Any] = {"format": {"type": "text"}, "verbosity": "medium"}
-    if isinstance(text, dict):
-        config.update({k: v for k, v in text.items() if v is not None})
-    elif request.response_schema is not None:
-        schema = request.response_schema
-        if schema.kind == "json_object":
-            config["format"] = {"type": "json_object"}
-        else:
-            config["format"] = {
-                "type": "json_schema",
-                "name": schema.name,
-                "schema": schema.schema_,
-                "strict": schema.strict,
-            }
-    return config
-
-
-def _response(
-    output: ModelOutput, request: ModelRequest, status: Status, items: list[dict[str, Any]]
-) -> Event:
-    extra = request.extra
-    usage = output.usage
-    reason = {"length": "max_output_tokens", "content_filter": "content_filter"}.get(output.finish_reason)
-    response: Event = {
-        "id": _hex_id("resp_", output.id_seed, "response"),
-        "object": "response",
-        "created_at": output.created,
-        "status": status,
-        "background": bool(extra.get("background", False)),
-        "completed_at": output.created if status == "completed" else None,
-        "error": None,
-        "incomplete_details": {"reason": reason} if status == "incomplete" else None,
-        "instructions": extra.get("instructions"),
-        "max_output_tokens": request.max_output_tokens,
-        "max_tool_calls": extra.get("max_tool_calls"),
-        "model": output.model,
-        "output": list(items),
-        "parallel_tool_calls": request.parallel_tool_calls,
-        "previous_response_id": extra.get("previous_response_id"),
-        "prompt_cache_key": extra.get("prompt_cache_key"),
-        "reasoning": {
-            "effort": request.reasoning.effort if request.reasoning else None,
-            "summary": request.reasoning.summary if request.reasoning else None,
-        },
-        "safety_identifier": extra.get("safety_identifier"),
-        "service_tier": "default",
-        "store": extra.get("store", True) is not False,
-        "temperature": extra.get("temperature", 1.0),
-        "text": _text_config(request),
-        "tool_choice": _tool_choice(request),
-        "tools": [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description or None,
-                "parameters": t.parameters,
-                "strict": t.strict,
-            }
-            for t in request.tools
-        ],
-        "top_logprobs": extra.get("top_logprobs", 0),
-        "top_p": extra.get("top_p", 1.0),
-        "truncation": extra.get("truncation", "disabled"),
-        "metadata": extra.get("metadata") or {},
-    }
-    # The spec types `usage` and `user` as non-nullable: they are left out rather than sent as null.
-    if status not in ("in_progress", "failed"):
-        response["usage"] = {
-            "input_tokens": usage.prompt_tokens,
-            "input_tokens_details": {"cached_tokens": usage.cached_tokens, "cache_write_tokens": 0},
-            "output_tokens": usage.completion_tokens,
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-            "total_tokens": usage.total_tokens,
-        }
-    if extra.get("user") is not None:
-        response["user"] = extra["user"]
-    return response  # fmt: skip
 
 
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:

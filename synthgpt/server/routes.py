@@ -147,9 +147,11 @@ async def handle(request: Request, codec: WireCodec) -> Response:
 
 async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str) -> Response:
     plan = output.stream
+    # The first delay holds back the whole response, status line included: the same time to first byte
+    # for a JSON body, an error and a stream (whose headers would otherwise go out at once).
+    if plan.first_delay_ms > 0:
+        await asyncio.sleep(plan.first_delay_ms / 1000.0)
     if output.error is not None:
-        if plan.first_delay_ms > 0:
-            await asyncio.sleep(plan.first_delay_ms / 1000.0)
         status = output.error.status
         return error_response(codec, output.error, status, rid, first_delay_ms=plan.first_delay_ms)
     headers = codec_headers(codec, rid, processing_ms(rid, plan.first_delay_ms))
@@ -157,8 +159,7 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         frames = codec.frames(output, req)
         headers["cache-control"] = "no-cache"
         headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
-        body = stream_bytes(frames, plan, codec, output, req)  # waits for the first delay itself
+        rest = plan.model_copy(update={"first_delay_ms": 0.0})
+        body = stream_bytes(frames, rest, codec, output, req)
         return StreamingResponse(body, headers=headers, media_type="text/event-stream")
-    if plan.first_delay_ms > 0:
-        await asyncio.sleep(plan.first_delay_ms / 1000.0)
     return json_response(codec.body(output, req), 200, headers)

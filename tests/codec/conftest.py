@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-ANTHROPIC_SCHEMAS = Path(__file__).resolve().parents[2] / ".." / "shared" / "specs" / (
-    "anthropic-sdk-python-2.16.0-schemas.json"
-)
+SPECS = Path(__file__).resolve().parents[2] / ".." / "shared" / "specs"
+ANTHROPIC_SCHEMAS = SPECS / "anthropic-sdk-python-2.16.0-schemas.json"
 
 
 @pytest.fixture(scope="session")

@@ -406,3 +406,21 @@ def test_stream_bytes_snapshot(sse_snapshot: Any) -> None:
     out = out.model_copy(update={"stream": StreamPlan(chunk_chars=16)})
     wire = plan_wire(codec.frames(out, req), out.stream, codec, out, req)
     assert wire.data == sse_snapshot
+
+
+def test_decode_structured_output_and_adaptive_thinking() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    req = MessagesCodec().decode(
+        body_of(
+            output_config={"format": {"type": "json_schema", "schema": schema}}, thinking={"type": "adaptive"}
+        ),
+        HEADERS,
+        {},
+    )
+    assert req.response_schema is not None and req.response_schema.schema_ == schema
+    assert req.reasoning is not None and req.reasoning.effort == "adaptive"
+    assert MessagesCodec().decode(body_of(thinking={"type": "disabled"}), HEADERS, {}).reasoning is None
+    out = MockGPT(seed=1).generate(req)  # the built-in rules answer with a document valid against the schema
+    body = MessagesCodec().body(out, req)
+    assert [b["type"] for b in body["content"]] == ["thinking", "text"]
+    assert isinstance(json.loads(body["content"][1]["text"])["city"], str)

@@ -91,6 +91,8 @@ def fold_responses(events: list[dict[str, Any]]) -> dict[str, Any]:
             done.add(e["output_index"])
     terminal = events[-1]
     assert terminal["type"] in ("response.completed", "response.incomplete")
+    lifecycle_ids = {e["response"]["id"] for e in events if "response" in e}
+    assert len(lifecycle_ids) == 1  # the helpers refuse a response whose id changes
     assert done == set(range(len(output)))
     assert terminal["response"]["output"] == output
     return dict(terminal["response"])

@@ -581,7 +581,7 @@ def choices(draw: st.DrawFn) -> Choice:
     return Choice(parts=tuple(parts), finish_reason=finish)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(choices(), min_size=1, max_size=3),
     st.integers(min_value=1, max_value=7),

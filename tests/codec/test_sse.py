@@ -302,3 +302,25 @@ def test_iter_bytes_is_the_sync_twin() -> None:
         got.extend(it)
     assert b"".join(got) == b'data: {"n":0}\n\ndata: {"n":1}\n\ndata: {"n":2}\n\n'
     assert slept == [0.005, 0.005]
+
+
+@given(
+    st.lists(st.text(min_size=1, max_size=30).map(lambda t: json.dumps({"t": t})), min_size=1, max_size=8),
+    st.integers(min_value=1, max_value=50),
+    st.sampled_from([0.0, 4.0]),
+    st.sampled_from([None, 1, 3]),
+)
+def test_wire_chunks_never_change_the_bytes(
+    payloads: list[str], size: int, interval: float, every: Any
+) -> None:
+    frames = [Frame(p) for p in payloads] + [Frame("[DONE]", terminal=True)]
+    base = plan(frames, interval_ms=interval, keepalive_every=every)
+    wire = plan(frames, interval_ms=interval, keepalive_every=every, wire_chunk_bytes=size)
+    assert wire.data == base.data
+    offset = 0
+    for w in wire.writes:
+        assert 0 < len(w.data) <= size
+        # no piece crosses a multiple of size
+        assert offset // size == (offset + len(w.data) - 1) // size
+        offset += len(w.data)
+    assert sum(w.delay_ms for w in wire.writes) == sum(w.delay_ms for w in base.writes)

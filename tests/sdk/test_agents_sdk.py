@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
-from agents import (  # noqa: E402 - tracing must be off before the SDK is imported
+from agents import (  # tracing must be off before the SDK is imported
     Agent,
     ItemHelpers,
     OpenAIResponsesModel,
@@ -21,13 +22,15 @@ from agents import (  # noqa: E402 - tracing must be off before the SDK is impor
     function_tool,
     set_tracing_disabled,
 )
-from openai import AsyncOpenAI  # noqa: E402
+from openai import AsyncOpenAI
 
 set_tracing_disabled(True)
+T = TypeVar("T")
 
 
 @pytest.fixture
-def weather_agent(live_server: str) -> Iterator[tuple[Agent, list[str]]]:
+def with_agent(live_server: str) -> Iterator[tuple[Callable[..., Any], list[str]]]:
+    """`with_agent(fn)` runs `await fn(agent)` in a fresh event loop with a client bound to that loop."""
     calls: list[str] = []
 
     @function_tool
@@ -36,20 +39,27 @@ def weather_agent(live_server: str) -> Iterator[tuple[Agent, list[str]]]:
         calls.append(city)
         return f"18C and sunny in {city}"
 
-    client = AsyncOpenAI(base_url=live_server + "/v1", api_key="sk-test", _strict_response_validation=True)
-    agent = Agent(
-        name="weather",
-        instructions="Answer weather questions with the tool.",
-        tools=[get_weather],
-        model=OpenAIResponsesModel(model="gpt-4o", openai_client=client),
-    )
-    yield agent, calls
-    asyncio.run(client.close())
+    def run(fn: Callable[[Agent], Awaitable[T]]) -> T:
+        async def main() -> T:
+            async with AsyncOpenAI(
+                base_url=live_server + "/v1", api_key="sk-test", _strict_response_validation=True
+            ) as client:
+                agent = Agent(
+                    name="weather",
+                    instructions="Answer weather questions with the tool.",
+                    tools=[get_weather],
+                    model=OpenAIResponsesModel(model="gpt-4o", openai_client=client),
+                )
+                return await fn(agent)
+
+        return asyncio.run(main())
+
+    yield run, calls
 
 
-def test_runner_run_loops_to_a_final_answer(weather_agent: tuple[Agent, list[str]]) -> None:
-    agent, calls = weather_agent
-    result = asyncio.run(Runner.run(agent, "What's the weather in Paris?"))
+def test_runner_run_loops_to_a_final_answer(with_agent: tuple[Callable[..., Any], list[str]]) -> None:
+    run, calls = with_agent
+    result = run(lambda agent: Runner.run(agent, "What's the weather in Paris?"))
     assert len(calls) == 1
     assert [type(i).__name__ for i in result.new_items] == [
         "ToolCallItem",
@@ -60,10 +70,12 @@ def test_runner_run_loops_to_a_final_answer(weather_agent: tuple[Agent, list[str
     assert len(result.raw_responses) == 2
 
 
-def test_runner_run_streamed_loops_to_the_same_answer(weather_agent: tuple[Agent, list[str]]) -> None:
-    agent, calls = weather_agent
+def test_runner_run_streamed_loops_to_the_same_answer(
+    with_agent: tuple[Callable[..., Any], list[str]],
+) -> None:
+    run, calls = with_agent
 
-    async def go() -> tuple[str, list[str], str]:
+    async def streamed(agent: Agent) -> tuple[str, list[str], str]:
         result = Runner.run_streamed(agent, "What's the weather in Paris?")
         kinds: list[str] = []
         text = ""
@@ -73,8 +85,8 @@ def test_runner_run_streamed_loops_to_the_same_answer(weather_agent: tuple[Agent
                 text = ItemHelpers.text_message_output(event.item)
         return str(result.final_output), kinds, text
 
-    final, kinds, text = asyncio.run(go())
+    final, kinds, text = run(streamed)
     assert len(calls) == 1 and final == text
     assert {"raw_response_event", "run_item_stream_event"} <= set(kinds)
-    plain = asyncio.run(Runner.run(agent, "What's the weather in Paris?"))
+    plain = run(lambda agent: Runner.run(agent, "What's the weather in Paris?"))
     assert plain.final_output == final  # the same seed answers the same conversation the same way

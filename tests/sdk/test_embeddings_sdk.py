@@ -1,4 +1,9 @@
-"""The official `openai` SDK's embeddings against a real `synthgpt serve`: base64 (the SDK default) and float."""
+"""The official `openai` SDK's embeddings against a real `synthgpt serve`: base64 (its default) and float.
+
+The SDK validates a base64 answer against its float-list type *before* decoding it, so a client with
+`_strict_response_validation=True` cannot use the default encoding (against the real API too): the strict
+client here asks for floats, the default client for base64.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,12 @@ DOCS = [
 
 @pytest.fixture
 def oai(live_server: str) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=live_server + "/v1", api_key="k") as c:
+        yield c
+
+
+@pytest.fixture
+def strict(live_server: str) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=live_server + "/v1", api_key="k", _strict_response_validation=True) as c:
         yield c
 
@@ -30,9 +41,11 @@ def cosine(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
-def test_default_base64_and_float_give_the_same_vectors(oai: openai.OpenAI, live_server: str) -> None:
+def test_default_base64_and_float_give_the_same_vectors(
+    oai: openai.OpenAI, strict: openai.OpenAI, live_server: str
+) -> None:
     b64 = oai.embeddings.create(model=MODEL, input=DOCS)  # the SDK asks for base64 and decodes it
-    flt = oai.embeddings.create(model=MODEL, input=DOCS, encoding_format="float")
+    flt = strict.embeddings.create(model=MODEL, input=DOCS, encoding_format="float")
     assert [d.index for d in b64.data] == [0, 1, 2, 3]
     assert [d.embedding for d in b64.data] == [d.embedding for d in flt.data]
     assert all(len(d.embedding) == 1536 for d in flt.data)
@@ -45,6 +58,8 @@ def test_default_base64_and_float_give_the_same_vectors(oai: openai.OpenAI, live
     )
     raw = httpx.post(live_server + "/v1/embeddings", json={"model": MODEL, "input": "hi"}).json()
     assert isinstance(raw["data"][0]["embedding"], list)  # the API default is float
+    with pytest.raises(openai.APIResponseValidationError):
+        strict.embeddings.create(model=MODEL, input="hi")  # strict validation sees the base64 string
 
 
 def test_a_vector_does_not_depend_on_its_batch(oai: openai.OpenAI) -> None:
@@ -59,8 +74,8 @@ def test_dimensions_and_large_model(oai: openai.OpenAI) -> None:
     assert len(oai.embeddings.create(model="text-embedding-3-large", input="hello").data[0].embedding) == 3072
 
 
-def test_token_arrays(oai: openai.OpenAI) -> None:
-    r = oai.embeddings.create(model=MODEL, input=[[15339, 1917], [15339]], encoding_format="float")
+def test_token_arrays(oai: openai.OpenAI, strict: openai.OpenAI) -> None:
+    r = strict.embeddings.create(model=MODEL, input=[[15339, 1917], [15339]], encoding_format="float")
     assert len(r.data) == 2 and r.data[0].embedding != r.data[1].embedding
     assert r.data[0].embedding == oai.embeddings.create(model=MODEL, input=[15339, 1917]).data[0].embedding
 

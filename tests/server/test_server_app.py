@@ -270,7 +270,7 @@ async def test_disconnect_fault_aborts_the_response(client: httpx.AsyncClient) -
         await client.post("/v1/chat/completions", json=body)
 
 
-async def test_first_delay_applies_to_non_stream_answers(
+async def test_first_delay_holds_back_every_kind_of_answer(
     monkeypatch: pytest.MonkeyPatch, client: httpx.AsyncClient
 ) -> None:
     slept: list[float] = []
@@ -284,7 +284,13 @@ async def test_first_delay_applies_to_non_stream_answers(
     assert r.status_code == 200
     errored = {**HI, "messages": [{"role": "user", "content": "hi !MOCK_DELAY:120! !MOCK_ERROR:500!"}]}
     assert (await client.post("/v1/chat/completions", json=errored)).status_code == 500
-    assert slept == [0.25, 0.12]
+    streamed = {
+        **HI,
+        "stream": True,
+        "messages": [{"role": "user", "content": "hi !MOCK_DELAY:70! !MOCK_SLOW:3!"}],
+    }
+    assert (await client.post("/v1/chat/completions", json=streamed)).text.endswith("data: [DONE]\n\n")
+    assert slept == [0.25, 0.12, 0.07]  # a stream's first delay too (its intervals are the SSE layer's)
 
 
 # --------------------------------------------------------------------------------------------------- models
