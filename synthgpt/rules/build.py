@@ -44,12 +44,23 @@ _FIELDS = {("tool_call", "args")}
 
 
 def generator_names() -> dict[str, str]:
-    """Registered generator names with the first line of their documentation."""
-    out = {}
-    for name, factory in REGISTRY.items():
-        doc = inspect.getdoc(factory) or ""
-        out[name] = doc.strip().splitlines()[0] if doc.strip() else ""
-    return out
+    """Registered generator names, each with its call form and the summary of its documentation."""
+    return {name: describe(name, factory) for name, factory in REGISTRY.items()}
+
+
+def describe(name: str, factory: Callable[..., Any]) -> str:
+    """`name(arg=default, …)` plus the first paragraph of the factory's own docstring (not inherited)."""
+    params = []
+    for p in _signature(factory).parameters.values():
+        if p.name == "known_names":  # Template's hook for the loader itself, not for files
+            continue
+        stars: dict[Any, str] = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}
+        text = stars.get(p.kind, "") + p.name
+        params.append(text if p.default is p.empty else f"{text}={p.default!r}")
+    own = factory.__dict__.get("__doc__") if inspect.isclass(factory) else factory.__doc__
+    summary = " ".join(inspect.cleandoc(own).split("\n\n")[0].split()) if own else ""
+    call = f"{name}({', '.join(params)})"
+    return f"{call}: {summary}" if summary else call
 
 
 @cache
@@ -110,7 +121,7 @@ class Builder:
             if isinstance(text, str):
                 with contextlib.suppress(re.error):  # the matcher itself reports a bad regex
                     self.captures.update(re.compile(text).groupindex)
-        matcher: m.Matcher = self._call(name, factory, pos, kw, at, key=key)
+        matcher: m.Matcher = self.construct(name, factory, pos, kw, at, key=key)
         return matcher
 
     # ---------------------------------------------------------------------------------- generators
@@ -118,10 +129,10 @@ class Builder:
     def generator(self, node: Any, at: NodePath) -> Generator[Any]:
         """A generator spec in generator position (`generate:`, `overrides` values)."""
         if isinstance(node, str):
-            return self._named_generator(node, None, at, key=False)
+            return self.named_generator(node, None, at, key=False)
         if isinstance(node, dict) and len(node) == 1:
             ((name, args),) = node.items()
-            return self._named_generator(str(name), args, (*at, name), key=True)
+            return self.named_generator(str(name), args, (*at, name), key=True)
         if isinstance(node, dict) and node:
             keys = ", ".join(map(str, node))
             raise self.fail(
@@ -139,7 +150,7 @@ class Builder:
             if len(node) == 1:
                 ((name, args),) = node.items()
                 if isinstance(name, str) and name in REGISTRY:
-                    return self._named_generator(name, args, (*at, name), key=True)
+                    return self.named_generator(name, args, (*at, name), key=True)
                 hint = _typo_of_generator(name)
                 if hint:  # data would be read silently; a one-letter slip of a generator name is not data
                     message = f"unknown generator {name!r} — did you mean {hint!r}?"
@@ -149,7 +160,7 @@ class Builder:
             return [self.value(v, (*at, i)) for i, v in enumerate(node)]
         return node
 
-    def _named_generator(self, name: str, args: Any, at: NodePath, *, key: bool) -> Generator[Any]:
+    def named_generator(self, name: str, args: Any, at: NodePath, *, key: bool) -> Generator[Any]:
         try:
             factory = REGISTRY[name]
         except KeyError:
@@ -159,7 +170,7 @@ class Builder:
         pos, kw = self._arguments(name, factory, args, at, build=True)
         schema_at = (*at, "schema") if isinstance(args, dict) else (*at, 0) if isinstance(args, list) else at
         # a template's errors point at its text, a schema's at the schema node they are about
-        gen = self._call(name, factory, pos, kw, at, key=key and name != "template", schema_at=schema_at)
+        gen = self.construct(name, factory, pos, kw, at, key=key and name != "template", schema_at=schema_at)
         if isinstance(gen, Template):
             self.templates.append((gen, at))
         return gen  # type: ignore[no-any-return]
@@ -209,7 +220,7 @@ class Builder:
             return [], {str(k): conv(v, str(k), (*at, k)) for k, v in args.items()}
         return [conv(args, names[0] if names else None, at)], {}
 
-    def _call(
+    def construct(
         self, name: str, factory: Callable[..., Any], pos: list[Any], kw: dict[str, Any],
         at: NodePath, *, key: bool = True, schema_at: NodePath | None = None,
     ) -> Any:

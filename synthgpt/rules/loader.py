@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from ..clock import Clock, FixedClock, parse_clock
 from ..generators import answer
-from ..generators.core import Generator, Just
+from ..generators.core import Generator
 from ..generators.registry import REGISTRY
 from ..generators.reply import Reply
 from .build import Builder
@@ -176,8 +176,11 @@ class _Loader:
                                                 "`models`, `include`), or a list of rules"))
             return
         rules_raw = data.get("rules", [])
+        # `$schema` points editors at the JSON Schema; `x-…` keys hold YAML anchors to reuse: both ignored
+        ignored = ("rules", "$schema")
+        settings = {k: v for k, v in data.items() if k not in ignored and not str(k).startswith("x-")}
         try:
-            top = RuleFileSpec.model_validate({k: v for k, v in data.items() if k != "rules"})
+            top = RuleFileSpec.model_validate(settings)
         except ValidationError as exc:
             self.errors.extend(validation_errors(exc, RuleFileSpec, smap, (), data))
             return
@@ -252,8 +255,6 @@ class _Loader:
     ) -> Generator[Any] | None:
         given = [k for k in _ANSWER_KEYS if raw.get(k) is not None]
         what = "a rule" if steps_allowed else "a step"
-        if not steps_allowed and any(k in ("script", "sequence") for k in raw):
-            raise b.fail((*at, "script" if "script" in raw else "sequence"), "steps do not nest", key=True)
         if len(given) > 1:
             raise b.fail((*at, given[1]), f"{what} has one answer: got both `{given[0]}` and `{given[1]}`",
                          key=True)
@@ -278,11 +279,11 @@ class _Loader:
         elif kind == "generate":
             value = b.generator(raw["generate"], (*at, "generate"))
         elif kind == "template":
-            value = b._named_generator("template", raw["template"], (*at, "template"), key=True)
+            value = b.named_generator("template", raw["template"], (*at, "template"), key=True)
         elif kind == "schema":
             raw_over = raw.get("overrides") or {}
             overrides = {k: b.value(v, (*at, "overrides", k)) for k, v in raw_over.items()}
-            value = b._call(
+            value = b.construct(
                 "from_schema", REGISTRY["from_schema"], [raw["schema"]], {"overrides": overrides or None},
                 (*at, "schema"), schema_at=(*at, "schema"),
             )
@@ -292,12 +293,13 @@ class _Loader:
             assert steps is not None
             if not steps:
                 raise b.fail((*at, kind), f"`{kind}` needs at least one step", key=True)
-            built = []
+            built: list[Generator[Any]] = []
             for i, (step, step_raw) in enumerate(zip(steps, raw[kind], strict=True)):
                 g = self.answer(step, step_raw, b, (*at, kind, i), rule_name=rule_name, steps_allowed=False)
-                built.append(g if g is not None else Just(None))
-                if step.stream is not None or step.error is not None:
-                    built[-1] = answer(g, stream=step.stream, error=step.error)
+                if step.stream is not None or step.error is not None:  # delivery details of this step only
+                    g = answer(g, stream=step.stream, error=step.error)
+                assert g is not None  # a step without an answer has an error (checked above)
+                built.append(g)
             return Script(built, by="round" if kind == "script" else "call")
         return value
 

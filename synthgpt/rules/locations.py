@@ -82,7 +82,12 @@ def parse_source(text: str, path: str, *, json_syntax: bool | None = None) -> tu
 
 
 class _Scalars(SafeConstructor):
-    """Only used to turn a scalar node into its Python value, with YAML's safe tag rules."""
+    """Turns a scalar node into its Python value, with YAML's safe tag rules, except that dates and
+    times stay the text they were written as: answers are JSON, where a date is a string."""
+
+
+# (the stubs type add_constructor for Loader classes only; a constructor subclass is what it needs)
+_Scalars.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)  # type: ignore[type-var]
 
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"

@@ -234,14 +234,16 @@ def _model_in(annotation: Any) -> Any:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a rule file, matcher and generator names included."""
-    from .build import MATCHERS, generator_names
+    from .build import MATCHERS, describe, generator_names
 
     schema: dict[str, Any] = _resolve_trees(RuleFileSpec.model_json_schema(by_alias=True))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://synthgpt.dev/rulefile.schema.json"
+    schema["properties"]["$schema"] = {"type": "string", "description": "The JSON Schema, for editors."}
+    schema["patternProperties"] = {"^x-": {"description": "Ignored: a place for YAML anchors to reuse."}}
     defs = schema.setdefault("$defs", {})
     matcher_props: dict[str, Any] = {
-        name: {"description": _first_line(fn)} for name, fn in sorted(MATCHERS.items())
+        name: {"description": describe(name, fn)} for name, fn in sorted(MATCHERS.items())
     }
     many = {"type": "array", "items": {"$ref": "#/$defs/Matcher"}}
     matcher_props["all"] = {**many, "description": "Every matcher of the list."}
@@ -283,11 +285,6 @@ def _resolve_trees(node: Any) -> Any:
     if isinstance(node, list):
         return [_resolve_trees(v) for v in node]
     return node
-
-
-def _first_line(obj: Any) -> str:
-    doc = inspect.getdoc(obj) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
 def render_schema() -> str:

@@ -332,15 +332,11 @@ def test_agent_loop_through_the_openai_sdk(agent_server: str) -> None:
             break
         messages.append(message.model_dump(exclude_none=True))
         for tc in message.tool_calls:
-            args = json.loads(tc.function.arguments)  # type: ignore[union-attr]
-            called.append((tc.function.name, args))  # type: ignore[union-attr]
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": tc.id,
-                    "content": json.dumps(fake_tools(tc.function.name, args)),
-                }
-            )  # type: ignore[union-attr]
+            assert tc.type == "function"
+            args = json.loads(tc.function.arguments)
+            called.append((tc.function.name, args))
+            result = json.dumps(fake_tools(tc.function.name, args))
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": result})
     assert [name for name, _ in called] == ["search_flights", "book_flight"]
     assert called[0][1] == {"destination": "Rome", "passengers": 1}
     assert called[1][1]["flight_id"] == "AF400"  # taken from the search result

@@ -359,3 +359,23 @@ def test_load_files_error_carries_every_error(tmp_path: Path) -> None:
         f"{p}:4:41: unknown generator 'intger' — did you mean 'integer'?",
     ]
     assert (info.value.path, info.value.line, info.value.col) == (str(p), 3, 22)
+
+
+def test_schema_key_and_extension_keys_are_ignored() -> None:
+    loaded = load(
+        """
+        $schema: ../../synthgpt/rules/rulefile.schema.json
+        x-answers:
+          ok: &ok {text: fine}
+        rules:
+          - {name: a, match: always, output: *ok}
+        """
+    )
+    assert repr(loaded.ruleset.rules[0]) == "Rule('a', always(), reply(text=just('fine')))"
+    as_json = load_text('{"$schema": "rulefile.schema.json", "rules": []}', "rules.txt", json_syntax=True)
+    assert as_json.ruleset.rules == []
+
+
+def test_yaml_dates_stay_text() -> None:
+    loaded = load("rules: [{name: a, match: always, generate: {just: {day: 2024-01-02, at: 2024-01-02T10:00:00Z}}}]")  # noqa: E501
+    assert ask(loaded).text == '{"day":"2024-01-02","at":"2024-01-02T10:00:00Z"}'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,3 +142,34 @@ def test_arguments() -> None:
             watcher.start()
     finally:
         watcher.stop()
+
+
+@pytest.mark.slow
+def test_serve_watch_reloads_and_keeps_the_last_good_rules(tmp_path: Path, start_server: Any) -> None:
+    import time
+
+    import httpx
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(GOOD)
+
+    def answer(url: str) -> str:
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        r = httpx.post(url + "/v1/chat/completions", json=body, timeout=10)
+        return str(r.json()["choices"][0]["message"]["content"])
+
+    def wait_for(url: str, text: str) -> None:
+        deadline = time.monotonic() + 30
+        while answer(url) != text:
+            assert time.monotonic() < deadline, f"the server never answered {text!r}"
+            time.sleep(0.1)
+
+    with start_server("--watch", str(rules)) as url:
+        assert answer(url) == "one"
+        touch(rules, GOOD.replace("one", "two"))
+        wait_for(url, "two")
+        touch(rules, "rules: [{name: a, match: alway, output: {text: broken}}]\n")  # a broken edit
+        time.sleep(1.5)  # three poll intervals: a reload, which must not happen, would have happened
+        assert answer(url) == "two"
+        touch(rules, GOOD.replace("one", "three"))
+        wait_for(url, "three")
