@@ -39,17 +39,22 @@ def build_client(base_url: str | None, seed: int) -> AsyncOpenAI:
 
 async def run(base_url: str | None = None, *, stream: bool = False, seed: int = 0) -> str:
     set_tracing_disabled(True)
-    model = OpenAIResponsesModel(model="gpt-4o", openai_client=build_client(base_url, seed))
+    CALLS.clear()
+    client = build_client(base_url, seed)
+    model = OpenAIResponsesModel(model="gpt-4o", openai_client=client)
     agent = Agent(name="forecaster", instructions="Answer weather questions with the tool.",
                   tools=[get_weather], model=model)  # fmt: skip
     question = "What's the weather in Lisbon?"
-    if stream:
-        result = Runner.run_streamed(agent, question)
-        async for _ in result.stream_events():
-            pass
-    else:
+    try:
+        if stream:
+            streamed = Runner.run_streamed(agent, question)
+            async for _ in streamed.stream_events():
+                pass
+            return str(streamed.final_output)
         result = await Runner.run(agent, question)
-    return str(result.final_output)
+        return str(result.final_output)
+    finally:
+        await client.close()  # a real connection pool otherwise leaks sockets when the loop ends
 
 
 def main(argv: list[str] | None = None) -> int:

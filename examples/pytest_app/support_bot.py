@@ -54,7 +54,10 @@ class SupportBot:
     def triage(self, ticket: str) -> Triage:
         completion = self.client.chat.completions.parse(
             model=self.model,
-            messages=[{"role": "system", "content": "Triage the ticket."}, {"role": "user", "content": ticket}],
+            messages=[
+                {"role": "system", "content": "Triage the ticket."},
+                {"role": "user", "content": ticket},
+            ],
             response_format=Triage,
         )
         parsed = completion.choices[0].message.parsed

@@ -40,7 +40,8 @@ def test_reply_runs_the_tool_loop(synthgpt, synthgpt_openai: openai.OpenAI) -> N
         Rule("refunds", m.last_user(contains="refund"), "Refunds reach your card within 5 days."),
         Rule("order", m.last_user(regex=r"order (?P<id>ORD-\d{6})"),
              g.tool_call("lookup_order", {"order_id": g.template("{{ id }}")}), times=1),
-        Rule("after-tool", m.has_tool_result("lookup_order"), g.template("Your order has {{ tool_result('lookup_order').status }}.")),
+        Rule("after-tool", m.has_tool_result("lookup_order"),
+             g.template("Your order has {{ tool_result('lookup_order').status }}.")),
     ]
 )  # fmt: skip
 def test_scripted_conversation(synthgpt, synthgpt_openai: openai.OpenAI) -> None:
@@ -64,7 +65,10 @@ def test_streamed_reply(synthgpt, synthgpt_openai: openai.OpenAI) -> None:
     assert "".join(pieces) == synthgpt.last.output.text
 
 
-@pytest.mark.synthgpt(rules=[Rule("hi", m.always(), g.answer("Hello! How can I help?", stream={"chunk_chars": 8}))])
+HELLO = Rule("hi", m.always(), g.answer("Hello! How can I help?", stream={"chunk_chars": 8}))
+
+
+@pytest.mark.synthgpt(rules=[HELLO])
 def test_stream_on_the_wire(synthgpt_openai: openai.OpenAI, snapshot) -> None:
     with synthgpt_openai.chat.completions.with_streaming_response.create(
         model="gpt-4o-mini", messages=[{"role": "user", "content": "Say hi"}], stream=True,

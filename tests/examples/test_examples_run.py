@@ -1,39 +1,55 @@
-"""Every example under examples/ runs, as a user would run it, and does what it says."""
+"""Every example under examples/ runs and does what it says.
+
+The examples are loaded and run in this process (their `main`) rather than as subprocesses: the SDKs
+take seconds to import, and the point is the example's behaviour, which is the same either way. The
+pytest example suite runs in an inner pytest session with its own `pytest.ini`, as in an app's repo.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from synthgpt import MockGPT
+from synthgpt.cli import main as synthgpt_cli
 from synthgpt.testing import LiveServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-pytestmark = pytest.mark.slow
+pytest_plugins = ["pytester"]
 
 
-def _run(args: list[str], cwd: Path = EXAMPLES, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OPENAI_AGENTS_DISABLE_TRACING": "1", "OPENAI_API_KEY": "sk-not-used"}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)  # fmt: skip
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_pytest_app_suite_passes() -> None:
-    result = _run(["-m", "pytest", "-q", "-p", "no:randomly"], cwd=EXAMPLES / "pytest_app")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "7 passed" in result.stdout
+@pytest.mark.slow
+def test_pytest_app_suite_passes(pytester: pytest.Pytester) -> None:
+    for item in (EXAMPLES / "pytest_app").iterdir():
+        if item.name != "__pycache__":
+            (shutil.copytree if item.is_dir() else shutil.copy)(item, pytester.path / item.name)
+    # synthgpt is already imported in this process, so the inner session cannot assert-rewrite it; its
+    # `filterwarnings = error` would turn that notice into a failure that a real run never sees.
+    quiet = "ignore::pytest.PytestAssertRewriteWarning"
+    result = pytester.runpytest("-p", "no:hypothesispytest", "-W", quiet)
+    result.assert_outcomes(passed=7)
 
 
-def test_anthropic_stream_fixtures_are_reproducible_and_sdk_readable(tmp_path: Path) -> None:
-    for out in ("a", "b"):
-        result = _run(["anthropic_stream_fixtures.py", str(tmp_path / out)])
-        assert result.returncode == 0, result.stderr
+def test_anthropic_stream_fixtures_are_reproducible_and_sdk_readable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = _load("anthropic_stream_fixtures")
+    assert example.main([str(tmp_path / "a")]) == 0
+    assert capsys.readouterr().out.splitlines()[3] == "overloaded   raised  overloaded_error"
+    example.generate(tmp_path / "b")
     a = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir()}
     b = {p.name: p.read_bytes() for p in (tmp_path / "b").iterdir()}
     assert a == b
@@ -51,28 +67,30 @@ def test_anthropic_stream_fixtures_are_reproducible_and_sdk_readable(tmp_path: P
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_agents_loop_in_process(stream: bool) -> None:
-    result = _run(["agents_loop.py", *(["--stream"] if stream else [])])
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("tool calls: 1\nfinal output: ")
-    assert "get_weather returned: It is 21 degrees and sunny in" in result.stdout
+def test_agents_loop_in_process(stream: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    example = _load("agents_loop")
+    assert example.main(["--stream"] if stream else []) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tool calls: 1\nfinal output: ")
+    assert "get_weather returned: It is 21 degrees and sunny in" in out
 
 
-def test_agents_loop_against_a_server() -> None:
+@pytest.mark.slow
+def test_agents_loop_against_a_server(capsys: pytest.CaptureFixture[str]) -> None:
+    example = _load("agents_loop")
     with LiveServer(MockGPT()) as server:
-        result = _run(["agents_loop.py", "--base-url", server.url + "/v1"])
-    assert result.returncode == 0, result.stderr
-    assert "tool calls: 1" in result.stdout and "get_weather returned:" in result.stdout
+        assert example.main(["--base-url", server.url + "/v1"]) == 0
+    out = capsys.readouterr().out
+    assert "tool calls: 1" in out and "get_weather returned:" in out
 
 
 def test_frontend_fixture_folder_is_up_to_date(tmp_path: Path) -> None:
     folder = EXAMPLES / "frontend_fixtures"
     for name in ("rules.yaml", "requests.jsonl"):
         shutil.copy(folder / name, tmp_path / name)
-    args = ["-m", "synthgpt", "render", "rules.yaml", "--requests", "requests.jsonl", "--api", "chat",
-            "--out", "rendered"]  # fmt: skip
-    result = _run(args, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    args = ["render", str(tmp_path / "rules.yaml"), "--requests", str(tmp_path / "requests.jsonl"),
+            "--api", "chat", "--out", str(tmp_path / "rendered")]  # fmt: skip
+    assert synthgpt_cli(args) == 0
     fresh = {p.name: p.read_bytes() for p in sorted((tmp_path / "rendered").iterdir())}
     committed = {p.name: p.read_bytes() for p in sorted((folder / "rendered").iterdir())}
     assert sorted(fresh) == sorted(committed), "re-render examples/frontend_fixtures (see its README)"

@@ -184,3 +184,28 @@ def test_request_reaches_the_app_as_sent() -> None:
     assert seen["headers"][b"x-key"] == b"k" and seen["body"] == b"payload"
     with pytest.raises(TypeError, match="expected a MockGPT or an ASGI app"):
         InProcessTransport(42)
+
+
+def test_the_read_timeout_applies_between_writes() -> None:
+    mock = MockGPT(seed=1)
+    delayed = {**CHAT, "messages": [{"role": "user", "content": "hi !MOCK_DELAY:3000!"}]}
+    timed_out = pytest.raises(httpx2.ReadTimeout, match="no data from the app within the read timeout")
+    with httpx2.Client(transport=InProcessTransport2(mock), base_url="http://t", timeout=0.2) as c, timed_out:
+        c.post("/v1/chat/completions", json=delayed)
+    client = openai_client(mock, timeout=0.2)
+    with pytest.raises(openai.APITimeoutError):
+        client.chat.completions.create(**delayed)
+    slow = {**CHAT, "messages": [{"role": "user", "content": "hi !MOCK_SLOW:3000!"}], "stream": True}
+    stream = client.chat.completions.create(**slow)
+    with pytest.raises(openai.APITimeoutError):
+        list(stream)  # the first frames arrive, then the wait for the next one exceeds the timeout
+    client.close()
+
+
+async def test_the_read_timeout_applies_to_async_transports() -> None:
+    mock = MockGPT(seed=1)
+    delayed = {**CHAT, "messages": [{"role": "user", "content": "hi !MOCK_DELAY:3000!"}]}
+    transport = AsyncInProcessTransport(mock)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=0.2) as c:
+        with pytest.raises(httpx.ReadTimeout):
+            await c.post("/v1/chat/completions", json=delayed)
