@@ -200,7 +200,6 @@ CASES: tuple[Case, ...] = (
         OPENAI_HEADERS,
         False,
         0.5,
-        server="rules",
     ),
 )
 
@@ -243,10 +242,17 @@ def _encode(body: dict[str, Any]) -> bytes:
 
 
 async def _post_all(
-    base: str, path: str, headers: tuple[tuple[str, str], ...], bodies: list[bytes], timeout: float
+    base: str,
+    path: str,
+    headers: tuple[tuple[str, str], ...],
+    bodies: list[bytes],
+    timeout: float,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> list[httpx.Response | Exception]:
     limits = httpx.Limits(max_connections=len(bodies) + 1, max_keepalive_connections=len(bodies) + 1)
-    async with httpx.AsyncClient(base_url=base, timeout=timeout, limits=limits) as client:
+    async with httpx.AsyncClient(
+        base_url=base, timeout=timeout, limits=limits, transport=transport
+    ) as client:
 
         async def one(b: bytes) -> httpx.Response | Exception:
             try:
@@ -262,7 +268,8 @@ def _describe_failure(resp: httpx.Response | Exception) -> str:
         return f"n/a: {type(resp).__name__}: {resp}"
     if resp.status_code in (404, 405):
         return "n/a: route missing"
-    return f"n/a: HTTP {resp.status_code}: {resp.text[:200]}"
+    first = resp.text.strip().splitlines()[0] if resp.text.strip() else ""
+    return f"n/a: HTTP {resp.status_code}: {first[:100]}"
 
 
 def prepare(
@@ -273,12 +280,16 @@ def prepare(
     prompt: str = PROMPT,
     variants: int = 12,
     timeout: float = 30.0,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Prepared:
-    """Pick the body (sizing streams to `events` events) and capture synthgpt's answer to it."""
+    """Pick the body (sizing streams to `events` events) and capture synthgpt's answer to it.
+
+    `transport` replaces the network (e.g. an httpx.ASGITransport to call an app in process).
+    """
     prep = Prepared(case)
     if not case.stream:
         body = _encode(case.make_body(prompt, None, False))
-        resp = asyncio.run(_post_all(base, case.path, case.headers, [body], timeout))[0]
+        resp = asyncio.run(_post_all(base, case.path, case.headers, [body], timeout, transport))[0]
         if isinstance(resp, Exception) or resp.status_code != 200:
             prep.skip = _describe_failure(resp)
             return prep
@@ -286,26 +297,38 @@ def prepare(
         prep.content_type = resp.headers.get("content-type", "application/json")
         return prep
     best: tuple[int, bytes, httpx.Response] | None = None
-    for v in range(variants):
-        text = prompt if v == 0 else f"{prompt} (variant {v})"
-        limits = list(range(1, events + 40))
-        bodies = [_encode(case.make_body(text, n, True)) for n in limits]
-        answers = asyncio.run(_post_all(base, case.path, case.headers, bodies, timeout))
+    failures: list[httpx.Response | Exception] = []
+
+    def consider(bodies: list[bytes]) -> list[int]:
+        """Event counts of the answers to `bodies` (-1 for a failure); keeps the closest to `events`."""
+        nonlocal best
+        counts = []
+        answers = asyncio.run(_post_all(base, case.path, case.headers, bodies, timeout, transport))
         for body, resp in zip(bodies, answers, strict=True):
             if isinstance(resp, Exception) or resp.status_code != 200:
+                failures.append(resp)
+                counts.append(-1)
                 continue
             n = count_events(resp.content)
+            counts.append(n)
             if best is None or abs(n - events) < abs(best[0] - events):
                 best = (n, body, resp)
-            if n == events:
+        return counts
+
+    # The limit is part of the request, so it reseeds the prose too: the event count is not monotonic in
+    # it. Batches of limits (and prompt variants) are tried until one answer has exactly `events` events.
+    limits = list(range(max(1, events - 10), events + 90))
+    for v in range(variants):
+        text = prompt if v == 0 else f"{prompt} (variant {v})"
+        for start in range(0, len(limits), 40):
+            counts = consider([_encode(case.make_body(text, n, True)) for n in limits[start : start + 40]])
+            if events in counts:
                 break
-        if best is not None and best[0] == events:
-            break
-        if best is None and v == 0:
-            failures = [a for a in answers if isinstance(a, Exception) or a.status_code != 200]
-            if failures and len(failures) == len(answers):
+            if v == 0 and start == 0 and all(c < 0 for c in counts):
                 prep.skip = _describe_failure(failures[-1])
                 return prep
+        if best is not None and best[0] == events:
+            break
     if best is None:
         prep.skip = "n/a: no answer"
         return prep

@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         http="httptools",
         log_level="warning",
         access_log=False,
+        server_header=False,
+        date_header=False,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -64,7 +65,10 @@ def measure(duration: float) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="MockGPT.generate calls per second")
     ap.add_argument("--duration", type=float, default=2.0)
+    ap.add_argument("--synthgpt-root", help="import synthgpt from this checkout")
     args = ap.parse_args(argv)
+    if args.synthgpt_root:
+        sys.path.insert(0, args.synthgpt_root)
     print(json.dumps(measure(args.duration)), flush=True)
 
 

@@ -77,8 +77,9 @@ class LoadResult:
 
 
 def _lua_str(text: str) -> str:
+    """`text` as a Lua long string, at a bracket level its content cannot close early."""
     level = 1
-    while f"]{'=' * level}]" in text:
+    while f"]{'=' * level}]" in text or text.endswith(f"]{'=' * level}"):
         level += 1
     eq = "=" * level
     return f"[{eq}[{text}]{eq}]"

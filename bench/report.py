@@ -122,6 +122,8 @@ def paced_lines(s: dict[str, Any]) -> list[str]:
         f"   duration error: median {s['span_err_pct_p50']:.2f}%, max {s['span_err_pct_max']:.2f}%",
         f"   gap error: p50 {s['gap_err_ms_p50']:.2f} ms, p99 {s['gap_err_ms_p99']:.2f} ms,"
         f" max {s['gap_err_ms_max']:.2f} ms",
+        f"   gap error once every stream has started ({s['steady_gaps']} gaps): p99"
+        f" {s['steady_gap_err_ms_p99']:.2f} ms",
         f"   first frame after request: p50 {s['first_frame_ms_p50']:.1f} ms,"
         f" p99 {s['first_frame_ms_p99']:.1f} ms",
     ]

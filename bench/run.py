@@ -11,14 +11,12 @@ paced, in-process and memory cases. bench/README.md explains every figure.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository root importable
@@ -28,83 +26,12 @@ from bench.cases import CASES, PROMPT, Case, Prepared, prepare, with_counter
 from bench.loadgen import LoadGen, Req, Target, choose_loadgen
 from bench.procs import CpuPlan, Proc, cpu_plan, free_port, tree_cpu_seconds, tree_rss_bytes
 from bench.report import Measured, Verdicts, paced_lines, print_case
+from bench.settings import Settings, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 HOST = "127.0.0.1"
-EXTRA_CASES = ("paced", "inproc", "memory")
-ALL_CASES = tuple(c.name for c in CASES) + EXTRA_CASES
 MB = 1024 * 1024
-
-
-@dataclass
-class Settings:
-    rounds: int
-    duration: float
-    warmup: float
-    connections: int
-    paced_streams: int
-    paced_frames: int
-    paced_interval_ms: float
-    memory_requests: int
-    inproc_duration: float
-    cases: tuple[str, ...]
-    loadgen: str
-    synthgpt_root: Path | None
-    seed: int
-
-
-def parse_args(argv: list[str] | None) -> Settings:
-    ap = argparse.ArgumentParser(prog="bench/run.py", description="synthgpt benchmark (see bench/README.md)")
-    ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, short loads, small counts")
-    ap.add_argument("--rounds", type=int, help="interleaved rounds per case (default 5; quick 1)")
-    ap.add_argument(
-        "--duration", type=float, help="seconds per load run (default 5; quick 0.5; wrk rounds up)"
-    )
-    ap.add_argument(
-        "--warmup", type=float, help="seconds of warm-up per case and server (default 1; quick 0)"
-    )
-    ap.add_argument("--connections", type=int, help="concurrent keep-alive connections (default 64; quick 8)")
-    ap.add_argument("--cases", help=f"comma-separated subset of: {', '.join(ALL_CASES)}")
-    ap.add_argument("--paced-streams", type=int, help="concurrent paced streams (default 500; quick 20)")
-    ap.add_argument(
-        "--memory-requests", type=int, help="requests before the memory reading (default 200000; quick 300)"
-    )
-    ap.add_argument(
-        "--loadgen",
-        choices=("auto", "wrk", "python"),
-        default="auto",
-        help="auto: wrk when installed, else the built-in Python generator",
-    )
-    ap.add_argument(
-        "--synthgpt-root", type=Path, help="serve synthgpt from this checkout (to compare a patch)"
-    )
-    ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args(argv)
-    q = a.quick
-    cases = tuple(c.strip() for c in a.cases.split(",") if c.strip()) if a.cases else ALL_CASES
-    unknown = sorted(set(cases) - set(ALL_CASES))
-    if unknown:
-        ap.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(ALL_CASES)}")
-
-    def pick(value: float | int | None, full: float | int, quick: float | int) -> float:
-        return float(value if value is not None else (quick if q else full))
-
-    return Settings(
-        rounds=int(pick(a.rounds, 5, 1)),
-        duration=pick(a.duration, 5.0, 0.5),
-        warmup=pick(a.warmup, 1.0, 0.0),
-        connections=int(pick(a.connections, 64, 8)),
-        paced_streams=int(pick(a.paced_streams, 500, 20)),
-        paced_frames=50,
-        paced_interval_ms=20.0,
-        memory_requests=int(pick(a.memory_requests, 200_000, 300)),
-        inproc_duration=pick(None, 2.0, 0.3),
-        cases=cases,
-        loadgen=a.loadgen,
-        synthgpt_root=a.synthgpt_root.resolve() if a.synthgpt_root else None,
-        seed=a.seed,
-    )
 
 
 class Bench:
@@ -115,30 +42,34 @@ class Bench:
         self.gen: LoadGen = choose_loadgen(s.loadgen, self.plan.load, workdir)
         self.procs: list[Proc] = []
         self.verdicts = Verdicts()
+        self.t0 = time.monotonic()
+
+    def progress(self, what: str) -> None:
+        """A line on stderr so a long run shows where it is; stdout holds only the report."""
+        print(f"[{time.monotonic() - self.t0:6.1f} s] {what}", file=sys.stderr, flush=True)
 
     # -- processes --
-    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[Proc, int]:
+    def _start(self, name: str, argv: list[str], *, wait: bool = True) -> tuple[Proc, int]:
         port = free_port(HOST)
         proc = Proc(
             name,
             [*argv, "--host", HOST, "--port", str(port)],
             cpus=self.plan.server,
             cwd=ROOT,
-            env=env,
             log_path=self.workdir / f"{name}.log",
         )
         self.procs.append(proc.start())
-        proc.wait_listening(HOST, port, timeout=60)
+        if wait:
+            proc.wait_listening(HOST, port, timeout=60)
         return proc, port
 
-    def start_synthgpt(self, name: str, rule_files: list[Path]) -> tuple[Proc, int]:
-        env = dict(os.environ)
-        if self.s.synthgpt_root is not None:
-            env["PYTHONPATH"] = str(self.s.synthgpt_root) + os.pathsep + env.get("PYTHONPATH", "")
+    def start_synthgpt(self, name: str, rule_files: list[Path], *, wait: bool = True) -> tuple[Proc, int]:
+        # the checkout goes first on sys.path: ahead of the working directory `-c` puts there
+        root = repr(str(self.s.synthgpt_root or ROOT))
         argv = [
             sys.executable,
             "-c",
-            "import sys; from synthgpt.cli import main; sys.exit(main())",
+            f"import sys; sys.path.insert(0, {root}); from synthgpt.cli import main; sys.exit(main())",
             "serve",
             *map(str, rule_files),
             "--seed",
@@ -146,7 +77,7 @@ class Bench:
             "--workers",
             "1",
         ]
-        return self._start(name, argv, env)
+        return self._start(name, argv, wait=wait)
 
     def stop(self, proc: Proc) -> None:
         proc.stop()
@@ -164,11 +95,13 @@ class Bench:
             f"   machine: {platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()},"
             f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
+        print(f"   synthgpt: {self.s.synthgpt_root or ROOT}")
         print(f"   load generator: {self.gen.name}")
         print(f"   pinning: {self.plan.describe()}")
         print(
             f"   rounds {self.s.rounds}, {self.s.duration:g} s per run, warm-up {self.s.warmup:g} s,"
             f" {self.s.connections} connections"
+            + (" (wrk runs whole seconds)" if "wrk" in self.gen.name else "")
         )
         sys.stdout.flush()
 
@@ -177,22 +110,30 @@ class Bench:
         http_cases = [c for c in CASES if c.name in self.s.cases]
         prepared: list[Prepared] = []
         servers: dict[str, tuple[Proc, int] | str] = {}
+        self.progress("starting synthgpt")
         if http_cases or "paced" in self.s.cases:
-            servers["builtin"] = self.start_synthgpt("synthgpt-builtin", [])
+            servers["builtin"] = self.start_synthgpt("synthgpt-builtin", [], wait=False)
+        rule_files = sorted(RULES_DIR.glob("*.yaml"))
         if any(c.server == "rules" for c in http_cases):
-            rule_files = sorted(RULES_DIR.glob("*.yaml"))
+            servers["rules"] = self.start_synthgpt("synthgpt-rules", rule_files, wait=False)
+        for key, entry in list(servers.items()):
+            assert not isinstance(entry, str)
             try:
-                servers["rules"] = self.start_synthgpt("synthgpt-rules", rule_files)
+                entry[0].wait_listening(HOST, entry[1], timeout=60)
             except RuntimeError as exc:
-                servers["rules"] = (
+                if key == "builtin":
+                    raise
+                servers[key] = (
                     f"n/a: synthgpt serve {' '.join(p.name for p in rule_files)} failed: "
-                    + (str(exc).strip().splitlines() or ["?"])[-1]
+                    + (str(exc).strip().splitlines() or ["?"])[-1][:100]
                 )
         for case in http_cases:
+            self.progress(f"preparing {case.name}")
             prepared.append(self.prepare_case(case, servers[case.server]))
         if http_cases:
             self.run_http_cases(prepared, servers)
         if "paced" in self.s.cases:
+            self.progress("paced streams")
             server = servers["builtin"]
             assert not isinstance(server, str)
             self.run_paced(server[1])
@@ -200,8 +141,10 @@ class Bench:
             if not isinstance(entry, str):
                 self.stop(entry[0])
         if "inproc" in self.s.cases:
+            self.progress("in-process")
             self.run_inproc()
         if "memory" in self.s.cases:
+            self.progress("memory")
             self.run_memory(prepared)
         self.verdicts.print()
 
@@ -249,7 +192,7 @@ class Bench:
                     cpu = after - before if before is not None and after is not None else None
                     side = results[p.case.name].synth if proc is not ceiling else results[p.case.name].ceiling
                     side.add(result, cpu)
-            print(f"   round {r + 1}/{self.s.rounds} done", file=sys.stderr, flush=True)
+            self.progress(f"round {r + 1}/{self.s.rounds} done")
         self.stop(ceiling)
         for p in prepared:
             c = p.case
@@ -313,27 +256,37 @@ class Bench:
         for line in paced_lines(summary):
             print(line)
         n = summary["streams"]
+        note = "" if n >= 500 else f" (only {n} streams; targets are for 500)"
         self.verdicts.add(
             "paced duration",
-            f"{summary['within_5pct']}/{n} within 5% (max err {summary['span_err_pct_max']:.1f}%)",
+            f"{summary['within_5pct']}/{n} within 5% (max err {summary['span_err_pct_max']:.1f}%){note}",
             targets[0],
             summary["within_5pct"] == n,
         )
         self.verdicts.add(
             "paced gaps",
-            f"p99 gap error {summary['gap_err_ms_p99']:.2f} ms",
+            f"p99 gap error {summary['gap_err_ms_p99']:.2f} ms{note}",
             targets[1],
             summary["gap_err_ms_p99"] <= 5.0,
         )
-        self.verdicts.add("paced lost", f"{summary['lost']} lost of {n}", targets[2], summary["lost"] == 0)
+        self.verdicts.add(
+            "paced lost", f"{summary['lost']} lost of {n}{note}", targets[2], summary["lost"] == 0
+        )
 
     def run_inproc(self) -> None:
         print("\n== inproc: MockGPT.generate calls/s (one process on the server core, no HTTP)")
         out = json.loads(
             _run_pinned(
-                [sys.executable, "-m", "bench.inproc", "--duration", str(self.s.inproc_duration)],
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.inproc",
+                    "--duration",
+                    str(self.s.inproc_duration),
+                    "--synthgpt-root",
+                    str(self.s.synthgpt_root or ROOT),
+                ],
                 self.plan.server,
-                self._env(),
             )
         )
         for key, label in (("default_text", "default text rule"), ("schema", "nested JSON-schema rule")):
@@ -344,12 +297,6 @@ class Bench:
                 else str(value)
             )
             print(f"   {label:<24} {text}")
-
-    def _env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        if self.s.synthgpt_root is not None:
-            env["PYTHONPATH"] = str(self.s.synthgpt_root) + os.pathsep + env.get("PYTHONPATH", "")
-        return env
 
     def run_memory(self, prepared: list[Prepared]) -> None:
         s = self.s
@@ -372,7 +319,7 @@ class Bench:
         target = Target(HOST, port, reqs, unique=True)
         done = 0
         checkpoints: list[tuple[int, int | None]] = [(0, idle)]
-        chunk = min(max(s.duration, 1.0), 10.0)
+        chunk = min(s.duration, 10.0)
         errors = 0
         while done < s.memory_requests:
             result = self.gen.run(target, s.connections, chunk)
@@ -387,7 +334,13 @@ class Bench:
         time.sleep(0.5)
         final = tree_rss_bytes(proc.pid)
         self.stop(proc)
-        trail = ", ".join(f"{n:,}: {_mb(r)}" for n, r in checkpoints)
+        step = max(1, len(checkpoints) // 8)  # about eight points, the last one always
+        shown = (
+            checkpoints[::step]
+            if checkpoints[-1] in checkpoints[::step]
+            else [*checkpoints[::step], checkpoints[-1]]
+        )
+        trail = ", ".join(f"{n:,}: {_mb(r)}" for n, r in shown)
         print(f"   RSS idle {_mb(idle)}; after {done:,} requests {_mb(final)} ({errors} errors)")
         print(f"   growth by requests served: {trail}")
         note = "" if s.memory_requests >= 200_000 else f" (only {done:,} requests; target is for 200,000)"
@@ -401,13 +354,13 @@ def _mb(n: int | None) -> str:
     return "n/a" if n is None else f"{n / MB:.1f} MB"
 
 
-def _run_pinned(argv: list[str], cpus: set[int] | None, env: dict[str, str] | None = None) -> str:
+def _run_pinned(argv: list[str], cpus: set[int] | None) -> str:
     import subprocess
 
     from bench.procs import pin_preexec
 
     out = subprocess.run(
-        argv, capture_output=True, text=True, check=False, cwd=ROOT, env=env, preexec_fn=pin_preexec(cpus)
+        argv, capture_output=True, text=True, check=False, cwd=ROOT, preexec_fn=pin_preexec(cpus)
     )
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:

@@ -1,0 +1,158 @@
+"""Per-request cost of the ASGI apps alone, in process: no sockets, no load generator, no HTTP parser.
+
+A profiling aid next to bench/run.py. It calls synthgpt's Starlette app and the ceiling app directly
+with a prepared ASGI scope, many times, and prints microseconds of CPU per request (the best of several
+repeats, so a busy machine disturbs it little) and how many `send` calls each answer took. With
+`--profile` it runs the synthgpt app under cProfile and prints where the time goes.
+
+    python -m bench.appbench                        # every HTTP case
+    python -m bench.appbench --cases chat --profile # one case, with a profile
+    python -m bench.appbench --synthgpt-root /tmp/patched   # measure a patched checkout
+
+What this leaves out (uvicorn's HTTP parsing and socket writes) is the same for both apps except for
+the number of writes, which `sends` shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import sys
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+__all__ = ["AsgiCall", "measure_app"]
+
+ROOT = Path(__file__).resolve().parent.parent
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[MutableMapping[str, Any], Receive, Send], Awaitable[None]]
+
+
+class AsgiCall:
+    """One request replayed against an ASGI app the way uvicorn's httptools protocol presents it."""
+
+    def __init__(self, path: str, body: bytes, headers: tuple[tuple[str, str], ...], query: str = "") -> None:
+        self.body = body
+        hdrs = [(b"host", b"127.0.0.1:8000"), (b"content-length", str(len(body)).encode())]
+        hdrs += [(k.lower().encode(), v.encode()) for k, v in headers]
+        self.scope: dict[str, Any] = {
+            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+            "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 50000), "scheme": "http", "method": "POST",
+            "root_path": "", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+            "headers": hdrs, "state": {},
+        }  # fmt: skip
+
+    async def run(self, app: App) -> tuple[int, bytes, int]:
+        """(status, body bytes, number of body sends) of one call."""
+        sent_body = False
+        never: asyncio.Event = asyncio.Event()
+
+        async def receive() -> Message:
+            nonlocal sent_body
+            if not sent_body:
+                sent_body = True
+                return {"type": "http.request", "body": self.body, "more_body": False}
+            await never.wait()  # the client stays connected; cancelled when the response ends
+            return {"type": "http.disconnect"}
+
+        status = 0
+        chunks: list[bytes] = []
+        sends = 0
+
+        async def send(message: Message) -> None:
+            nonlocal status, sends
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and message.get("body"):
+                sends += 1
+                chunks.append(message["body"])
+
+        await app(dict(self.scope), receive, send)
+        return status, b"".join(chunks), sends
+
+
+async def _loop(app: App, call: AsgiCall, n: int) -> float:
+    started = time.process_time()
+    for _ in range(n):
+        await call.run(app)
+    return (time.process_time() - started) / n * 1e6
+
+
+def measure_app(app: App, call: AsgiCall, n: int, repeats: int) -> float:
+    """Best-of-`repeats` CPU microseconds per request over `n` requests."""
+
+    async def go() -> float:
+        for _ in range(min(n, 50)):
+            await call.run(app)
+        return min([await _loop(app, call, n) for _ in range(repeats)])
+
+    return asyncio.run(go())
+
+
+def _synthgpt_app(rule_files: list[str]) -> App:
+    from synthgpt.server.run import ServeConfig, create_app_from_config
+
+    app: App = create_app_from_config(ServeConfig(rule_files=tuple(rule_files), seed=1))
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    from bench.cases import CASES, prepare
+
+    ap = argparse.ArgumentParser(description="per-request CPU of the ASGI apps, in process")
+    ap.add_argument("--cases", default=",".join(c.name for c in CASES))
+    ap.add_argument("-n", type=int, default=500, help="requests per repeat")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--profile", action="store_true", help="cProfile the synthgpt app and print the top")
+    ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout")
+    args = ap.parse_args(argv)
+    if args.synthgpt_root:
+        sys.path.insert(0, str(args.synthgpt_root.resolve()))
+    import httpx
+
+    from bench.ceiling_app import create_app as ceiling_app
+
+    names = [c.strip() for c in args.cases.split(",") if c.strip()]
+    apps = {
+        "builtin": _synthgpt_app([]),
+        "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]),
+    }
+    print(f"synthgpt from {__import__('synthgpt').__file__}")
+    print(f"{'case':<18} {'synthgpt us':>12} {'ceiling us':>11} {'ratio':>6} {'sends s/c':>10}")
+    for case in (c for c in CASES if c.name in names):
+        app = apps[case.server]
+        prep = prepare(case, "http://synthgpt", transport=httpx.ASGITransport(app=app))
+        if prep.skip:
+            print(f"{case.name:<18} {prep.skip}")
+            continue
+        ceiling: App = ceiling_app({case.name: prep.ceiling_payload()})
+        s_call = AsgiCall(case.path, prep.body, case.headers)
+        c_call = AsgiCall(case.path, prep.body, case.headers, query=f"case={case.name}")
+        s_us = measure_app(app, s_call, args.n, args.repeats)
+        c_us = measure_app(ceiling, c_call, args.n, args.repeats)
+        s_sends = asyncio.run(s_call.run(app))[2]
+        c_sends = asyncio.run(c_call.run(ceiling))[2]
+        print(f"{case.name:<18} {s_us:>12.1f} {c_us:>11.1f} {c_us / s_us:>6.2f} {s_sends:>5}/{c_sends:<4}")
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            asyncio.run(_loop(app, s_call, args.n))
+            prof.disable()
+            out = io.StringIO()
+            pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(45)
+            print(out.getvalue().replace(str(ROOT) + "/", ""))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

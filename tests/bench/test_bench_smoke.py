@@ -1,0 +1,147 @@
+"""The benchmark runs end to end on a tiny load and prints every figure (no timing is asserted).
+
+The bench script itself is the thing under test: it starts servers, drives them with the built-in
+Python load generator (so the test does not depend on wrk being installed) and must print each case,
+each figure and a verdict for each target.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench.cases import count_events, split_events  # noqa: E402
+from bench.loadgen import Req, Target, parse_wrk_output, wrk_lua  # noqa: E402
+from bench.paced import summarise  # noqa: E402
+from bench.pyload import RequestSource, ResponseReader, percentile  # noqa: E402
+
+HTTP_CASES = ("chat", "chat_stream", "responses_stream", "messages_stream", "faker_template", "schema")
+
+
+@pytest.mark.slow
+def test_quick_bench_prints_every_figure() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--loadgen", "python"],
+        capture_output=True, text=True, timeout=180, cwd=ROOT, check=False,
+    )  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr[-3000:] + out[-3000:]
+    assert "load generator: built-in python asyncio generator" in out
+    assert "pinning: " in out
+    for name in HTTP_CASES:
+        section = _section(out, name)
+        # every HTTP case either ran (both servers' figures and a same-round ratio) or says why not
+        if "n/a:" in section.splitlines()[1]:
+            continue
+        assert re.search(
+            r"synthgpt\s+[\d,]+ \[[\d,]+ \.\. [\d,]+\]\s+[\d.]+\s+[\d.]+\s+[\d,]+\s+\d+", section
+        ), section
+        assert re.search(
+            r"ceiling\s+[\d,]+ \[[\d,]+ \.\. [\d,]+\]\s+[\d.]+\s+[\d.]+\s+[\d,]+\s+\d+", section
+        ), section
+        assert re.search(r"ratio\s+[\d.]+ \[[\d.]+ \.\. [\d.]+\]x same-round", section), section
+    for name in ("chat_stream", "responses_stream", "messages_stream"):
+        section = _section(out, name)
+        assert "50 SSE events" in section or "n/a: route missing" in section, section
+    paced = _section(out, "paced")
+    for figure in (
+        "within 5% of planned:",
+        "lost",
+        "duration error: median",
+        "gap error: p50",
+        "p99",
+        "first frame after request",
+    ):
+        assert figure in paced, paced
+    inproc = _section(out, "inproc")
+    assert re.search(r"default text rule\s+[\d,]+ calls/s", inproc), inproc
+    assert re.search(r"nested JSON-schema rule\s+[\d,]+ calls/s", inproc), inproc
+    memory = _section(out, "memory")
+    assert re.search(r"RSS idle [\d.]+ MB; after [\d,]+ requests [\d.]+ MB \(0 errors\)", memory), memory
+    targets = _section(out, "targets")
+    for row in (*HTTP_CASES, "paced duration", "paced gaps", "paced lost", "memory"):
+        assert re.search(rf"^\s+{row}\s.*target .*(PASS|MISS|n/a)$", targets, re.M), (row, targets)
+
+
+def _section(out: str, name: str) -> str:
+    m = re.search(rf"^== {re.escape(name)}[:\s].*?(?=^== |\Z)", out, re.M | re.S)
+    assert m is not None, f"no section {name!r} in:\n{out}"
+    return m.group(0)
+
+
+def test_wrk_summary_line_is_parsed() -> None:
+    text = "Running 1s test\nBENCH_WRK 1200 1000500 812 4090 0 1 0 2 0\n"
+    r = parse_wrk_output(text)
+    assert (r.requests, r.duration_s, r.p50_ms, r.p99_ms, r.errors) == (1200, 1.0005, 0.812, 4.09, 3)
+    assert r.rps == pytest.approx(1199.4, abs=0.1)
+
+
+def test_wrk_output_without_summary_raises() -> None:
+    with pytest.raises(RuntimeError, match="no summary line"):
+        parse_wrk_output("unable to connect to 127.0.0.1:1 Connection refused")
+
+
+def test_wrk_lua_static_and_rotating_scripts() -> None:
+    req = Req("/v1/chat/completions", b'{"a":"]=]"}', (("Content-Type", "application/json"),))
+    static = wrk_lua(Target("127.0.0.1", 1, (req,)))
+    assert 'wrk.body = [==[{"a":"]=]"}]==]' in static
+    assert 'wrk.headers["Content-Type"] = "application/json"' in static
+    assert "request = function" not in static
+    rotating = wrk_lua(Target("127.0.0.1", 1, (req, req), unique=True))
+    assert "request = function" in rotating
+    assert "local unique = true" in rotating
+    assert rotating.count('path = "/v1/chat/completions"') == 2
+
+
+def test_response_reader_content_length_and_chunked() -> None:
+    bodies: list[bytes] = []
+    r = ResponseReader(bodies.append)
+    assert not r.feed(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhel")
+    assert r.feed(b"lo")
+    assert (r.status, bodies) == (200, [b"hello"])
+    bodies.clear()
+    r.reset()
+    assert not r.feed(b"HTTP/1.1 201 Created\r\ntransfer-encoding: chunked\r\n\r\n5\r\ndata:\r\n")
+    assert not r.feed(b"3\r\n x\n\r")
+    assert r.feed(b"\n0\r\n\r\n")
+    assert (r.status, bodies) == (201, [b"data:", b" x\n"])
+
+
+def test_request_source_rotates_and_numbers_bodies() -> None:
+    spec = {"host": "h", "port": 1, "unique": True, "requests": [
+        {"path": "/a", "body": '{"n":"{N}"}', "headers": [["X", "1"]]},
+        {"path": "/b", "body": "{}", "headers": []},
+    ]}  # fmt: skip
+    src = RequestSource(spec)
+    first, second = src.next(), src.next()
+    assert first == b"POST /b HTTP/1.1\r\nHost: h:1\r\nContent-Length: 2\r\n\r\n{}"
+    assert second == b'POST /a HTTP/1.1\r\nHost: h:1\r\nContent-Length: 9\r\nX: 1\r\n\r\n{"n":"2"}'
+
+
+def test_split_events_and_percentile() -> None:
+    body = b'event: a\ndata: {"x":1}\n\ndata: [DONE]\n\n'
+    assert split_events(body) == [b'event: a\ndata: {"x":1}\n\n', b"data: [DONE]\n\n"]
+    assert count_events(b"data: 1\r\n\r\ndata: 2\r\n\r\n") == 2
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 99) == 4.0
+    assert percentile([], 99) == 0.0
+
+
+def test_paced_summary_counts_lost_streams_and_gap_errors() -> None:
+    ok = {"status": 200, "complete": True, "sent_at": 0.0, "frames": [0.010, 0.030, 0.050]}
+    late = {"status": 200, "complete": True, "sent_at": 0.0, "frames": [0.010, 0.040, 0.060]}
+    short = {"status": 200, "complete": False, "sent_at": 0.0, "frames": [0.010]}
+    s = summarise([ok, late, short], frames=3, interval_ms=20.0)
+    assert (s["streams"], s["completed"], s["lost"], s["within_5pct"]) == (3, 2, 1, 1)
+    assert s["planned_ms"] == 40.0
+    assert s["span_err_pct_max"] == pytest.approx(25.0)
+    assert s["gap_err_ms_max"] == pytest.approx(10.0)
+    assert json.dumps(s)  # what bench.paced prints
