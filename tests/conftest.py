@@ -127,14 +127,31 @@ def _nullable_to_type(node: Any) -> Any:
     return node
 
 
+def _openai_schemas() -> Any:
+    """The spec's schemas, nullable rewritten; cached as JSON beside the system temp files, because parsing
+    3 MB of YAML takes seconds and every xdist worker needs it."""
+    import json
+
+    import yaml
+
+    stat = OPENAI_SPEC.stat()
+    cached = Path(tempfile.gettempdir()) / f"synthgpt-openai-schemas-{stat.st_size}-{stat.st_mtime_ns}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())
+    spec = yaml.load(OPENAI_SPEC.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    schemas = _nullable_to_type(spec["components"]["schemas"])
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(schemas, default=str))
+    os.replace(partial, cached)  # atomic: a concurrent worker reads the old or the whole new file
+    return schemas
+
+
 @cache
 def _openai_registry() -> Any:
-    import yaml
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
-    spec = yaml.load(OPENAI_SPEC.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    doc = {"components": {"schemas": _nullable_to_type(spec["components"]["schemas"])}}
+    doc = {"components": {"schemas": _openai_schemas()}}
     return Registry().with_resource("openai", Resource.from_contents(doc, default_specification=DRAFT202012))
 
 

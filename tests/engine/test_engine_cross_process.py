@@ -1,4 +1,5 @@
-"""Same seed + same request => byte-identical output in a fresh interpreter, whatever its hash seed."""
+"""Same seed + same request => byte-identical output in a fresh interpreter, whatever its hash seed,
+its timezone, or the moment it runs (the three runs are seconds apart; Faker dates carry microseconds)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ def outputs() -> str:
                 "email": g.fake("email"), "tags": g.lists(g.choice(["a", "b", "c", "d"]), 2, 4, unique=True),
                 "score": g.number(0, 100), "ok": g.boolean(), "pick": g.weighted({"x": 1, "y": 3}),
                 "either": g.one_of(g.words(), g.integer()),
+                # relative to "now": must follow the injected clock, not the wall clock or the timezone
+                "born": g.fake("date_of_birth"), "seen": g.fake("date_time"),
+                "card": g.fake("credit_card_expire"),
             })),
             Rule("tpl", m.last_user(regex=r"city (?P<city>\w+)"),
                  g.template("{{ city }}: {{ fake('address') }} {{ ['n','s','e','w']|random }} {{ uuid() }}")),
@@ -68,8 +72,8 @@ def in_process() -> str:
     return result
 
 
-def in_subprocess(hash_seed: str) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+def in_subprocess(hash_seed: str, tz: str) -> str:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "TZ": tz}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120, check=False
     )
@@ -80,8 +84,8 @@ def in_subprocess(hash_seed: str) -> str:
 @pytest.mark.slow
 def test_outputs_are_byte_identical_across_processes_and_hash_seeds() -> None:
     here = in_process()
-    first = in_subprocess("0")
-    second = in_subprocess("4242")
+    first = in_subprocess("0", "UTC")
+    second = in_subprocess("4242", "Pacific/Kiritimati")  # UTC+14: another calendar day
     assert first == second
     assert first == here
     # the script exercised every rule it claims to

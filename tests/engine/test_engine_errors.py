@@ -41,6 +41,12 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         RuleError,
         "fake('name'): Provider.name() got an unexpected keyword argument 'bogus'",
     ),
+    (
+        "passport_dates default",
+        lambda: g.fake("passport_dates"),
+        RuleError,
+        "fake('passport_dates') needs birthday=<a date>; or use fake('passport_full')",
+    ),
     ("integer lo > hi", lambda: g.integer(5, 1), RuleError, "`integer` takes `lo` <= `hi`, got 5 > 1"),
     ("integer floats", lambda: g.integer(1.5, 2), RuleError, "`integer` takes whole numbers, got 1.5 and 2"),
     ("integer bools", lambda: g.integer(True, 2), RuleError, "`integer` takes whole numbers, got True and 2"),

@@ -210,3 +210,24 @@ def test_registry_lists_every_generator_of_the_dsl() -> None:
 
 def test_every_name_of_the_dsl_namespace_exists() -> None:
     assert [name for name in g.__all__ if not hasattr(g, name)] == []
+
+
+def test_faker_relative_dates_follow_the_injected_clock_not_the_wall_clock() -> None:
+    day = 86_400
+    t = 1_700_000_000  # 2023-11-14T22:13:20Z
+    past = draw(g.fake("past_date"), 4, now=t)
+    assert "2023-10-15" <= past <= "2023-11-14"
+    assert draw(g.fake("past_date"), 4, now=t) == past
+    assert draw(g.fake("date_time"), 4, now=t) != draw(g.fake("date_time"), 4, now=t + day)
+    assert draw(g.fake("date_this_year"), 9, now=t).startswith("2023-")
+    assert draw(g.fake("ssn", locale="sv_SE"), 1, now=t) == draw(g.fake("ssn", locale="sv_SE"), 1, now=t)
+
+
+def test_faker_outside_a_draw_still_reads_the_real_clock() -> None:
+    import datetime as real
+
+    import faker.providers.date_time as faker_dates
+
+    draw(g.fake("date_time"), 1)  # loads and pins the provider modules
+    assert abs(faker_dates.datetime.now() - real.datetime.now()) < real.timedelta(minutes=5)
+    assert isinstance(real.datetime(2020, 1, 1), faker_dates.datetime)

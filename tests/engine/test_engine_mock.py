@@ -398,3 +398,12 @@ def test_rules_by_name_or_position() -> None:
     assert rules["b"] is rules[1] and rules[-1].name == "b" and len(rules) == 2
     with pytest.raises(KeyError):
         rules["c"]
+
+
+def test_record_indices_keep_counting_across_reset() -> None:
+    mock = MockGPT([Rule("r", m.always(), "x")])
+    mock.generate(ask("a"))
+    mock.generate(ask("b"))
+    mock.reset()
+    mock.generate(ask("c"))
+    assert [r.index for r in mock.records] == [2] and mock.journal.total == 3
