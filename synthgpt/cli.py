@@ -113,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         serve(config)
     except (ConfigError, SynthGPTError, OSError) as exc:
-        print(f"synthgpt serve: error: {exc}", file=sys.stderr)
+        # A rule file with several mistakes reports them all at once, one `PATH:LINE:COL: message` each.
+        for each in getattr(exc, "errors", None) or (exc,):
+            print(f"synthgpt serve: error: {each}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         pass

@@ -117,6 +117,28 @@ def test_serve_reports_unreadable_rule_files() -> None:
     )
 
 
+def test_serve_reports_every_error_of_a_rule_file(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n"
+        "  - name: a\n"
+        "    match: always\n"
+        "    generate: {intger: [1, 2]}\n"
+        "  - name: b\n"
+        "    match: always\n"
+        "    generate: {integer: [9, 3]}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("serve", str(rules), "--port", "0")
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, result.stderr
+    assert lines[0].startswith(f"synthgpt serve: error: {rules}:4:")
+    assert "unknown generator 'intger'" in lines[0]
+    assert lines[1].startswith(f"synthgpt serve: error: {rules}:7:")
+    assert "9 > 3" in lines[1]
+
+
 @pytest.mark.slow
 def test_serve_with_a_rule_file_seed_clock_and_limits(tmp_path: Path, start_server: Any) -> None:
     rules = tmp_path / "rules.yaml"
