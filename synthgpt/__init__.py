@@ -1,12 +1,17 @@
 """synthgpt: deterministic synthetic responses for LLM APIs.
 
     from synthgpt import MockGPT, Rule, generators as g, matchers as m
+
+This module is the public API: everything in `__all__` is supported, and `tests/engine/
+test_engine_public_api.py` keeps the list sorted and importable. Wire formats are in `synthgpt.codec`.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import generators
-from .clock import Clock, FixedClock, StepClock, SystemClock
+from .clock import Clock, FixedClock, StepClock, SystemClock, parse_clock
 from .errors import (
     ContextWindowExceeded,
     DrawError,
@@ -17,7 +22,9 @@ from .errors import (
     SynthGPTError,
     UnknownNameError,
 )
+from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
+from .journal_sqlite import SQLiteJournal
 from .mock import MockGPT
 from .model import (
     Choice,
@@ -37,6 +44,9 @@ from .model import (
 )
 from .rules import Rule, RuleSet, matchers
 
+if TYPE_CHECKING:
+    from .rules.loader import LoadedRules, RuleFileError, load_files, load_text
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -45,10 +55,12 @@ __all__ = [
     "Clock",
     "ContextWindowExceeded",
     "DrawError",
+    "Embeddings",
     "ErrorSpec",
     "Fault",
     "FixedClock",
     "Journal",
+    "LoadedRules",
     "Message",
     "MockGPT",
     "ModelOutput",
@@ -58,7 +70,9 @@ __all__ = [
     "RequestError",
     "Rule",
     "RuleError",
+    "RuleFileError",
     "RuleSet",
+    "SQLiteJournal",
     "SchemaError",
     "StepClock",
     "StreamPlan",
@@ -72,6 +86,24 @@ __all__ = [
     "UnknownNameError",
     "Usage",
     "__version__",
+    "embed_text",
     "generators",
+    "load_files",
+    "load_text",
     "matchers",
+    "parse_clock",
 ]
+
+# The rule-file loader (YAML, the file schema) is imported on first use: `import synthgpt` stays light,
+# and `python -m synthgpt.rules.spec` does not find its own module half-imported.
+_LAZY = {"LoadedRules", "RuleFileError", "load_files", "load_text"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from .rules import loader
+
+        value = getattr(loader, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'synthgpt' has no attribute {name!r}")

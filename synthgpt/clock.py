@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Protocol, runtime_checkable
@@ -68,18 +69,30 @@ class SystemClock:
         return "SystemClock()"
 
 
+def _finite(text: str) -> float:
+    value = float(text)  # ValueError for "" and non-numbers
+    if not math.isfinite(value):  # FixedClock(nan) would only fail later, at the first `created`
+        raise ValueError(text)
+    return value
+
+
 def parse_clock(spec: str) -> Clock:
-    """`fixed`, `fixed:<unix-seconds>`, `step:<start>[:<step>]` or `system`."""
-    kind, _, rest = spec.partition(":")
+    """`fixed`, `fixed:<unix-seconds>`, `step:<start>[:<step>]` or `system` (the CLI's and rule files' form).
+
+    Anything else, including an empty or non-finite number, is a ValueError naming the accepted forms.
+    """
+    kind, colon, rest = spec.partition(":")
     try:
         if kind == "fixed":
-            return FixedClock(float(rest)) if rest else FixedClock()
+            return FixedClock(_finite(rest)) if colon else FixedClock()
         if kind == "step":
-            start, _, step = rest.partition(":")
-            return StepClock(float(start) if start else 1_767_225_600, float(step) if step else 1.0)
+            if not colon:
+                return StepClock()
+            start, colon, step = rest.partition(":")
+            return StepClock(_finite(start), _finite(step) if colon else 1.0)
     except ValueError:
         pass
     else:
-        if kind == "system" and not rest:
+        if spec == "system":
             return SystemClock()
     raise ValueError(f"bad clock {spec!r}: use fixed, fixed:<unix-seconds>, step:<start>[:<step>] or system")

@@ -12,12 +12,15 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -54,6 +57,47 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _read_only(self: object, *args: object, **kwargs: object) -> None:
+    raise TypeError(
+        f"this {type(self).__name__} is read-only: it is part of a frozen synthgpt model "
+        "(change a copy: dict(x), list(x))"
+    )
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses to change: what dict fields of outputs hold, so no caller can alter a record.
+
+    Still a `dict` for reading, `json.dumps`, pydantic and equality with plain dicts.
+    """
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy, deepcopy and pickle rebuild it whole
+        return (FrozenDict, (dict(self),))
+
+
+class FrozenList(list[Any]):
+    """A list that refuses to change (see FrozenDict); it still equals the plain list it was made from."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+
+def deep_freeze(value: Any) -> Any:
+    """`value` with every dict and list inside it, at any depth, copied into a FrozenDict / FrozenList."""
+    if isinstance(value, Mapping):
+        return FrozenDict({k: deep_freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return FrozenList(deep_freeze(v) for v in value)
+    return value
 
 
 # ---------------------------------------------------------------------------------------------- request
@@ -312,6 +356,17 @@ class ModelRequest(_Frozen):
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
+    @property
+    def stop_sequences(self) -> tuple[str, ...]:
+        """Where answer text must end: Chat `stop` (a string or a list) and Messages `stop_sequences`."""
+        found: list[str] = []
+        for key in ("stop", "stop_sequences"):
+            value = self.extra.get(key)
+            for s in [value] if isinstance(value, str) else value if isinstance(value, list) else ():
+                if isinstance(s, str) and s and s not in found:
+                    found.append(s)
+        return tuple(found)
+
     def fingerprint(self) -> int:
         """A stable hash of what the answer may depend on: not the API, the stream flags or the headers."""
         if self._fingerprint is None:
@@ -437,8 +492,9 @@ class ErrorSpec(_Frozen):
     type: str | None = None
     code: str | None = None
     param: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
-    body: dict[str, Any] | None = None
+    # read-only at any depth: an answer's error is part of its journal record
+    headers: Annotated[dict[str, str], AfterValidator(deep_freeze)] = Field(default_factory=FrozenDict)
+    body: Annotated[dict[str, Any] | None, AfterValidator(deep_freeze)] = None
     """A verbatim body, overriding the provider shape."""
     retry_after_ms: int | None = None
 
@@ -446,6 +502,16 @@ class ErrorSpec(_Frozen):
 class Choice(_Frozen):
     parts: tuple[OutputPart, ...] = ()
     finish_reason: FinishReason = "stop"
+    stop_sequence: str | None = None
+    """The request's stop sequence the text ended before (finish `stop`); Anthropic reports it."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_stop(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Dumped only when set, so the records of answers without one read as before.
+        data: dict[str, Any] = handler(self)
+        if data.get("stop_sequence") is None:
+            data.pop("stop_sequence", None)
+        return data
 
     @property
     def text(self) -> str:
@@ -516,4 +582,4 @@ def coerce_spec(cls: type[_Spec], value: _Spec | Mapping[str, Any] | None, what:
         raise RuleError(f"{what}: {request_error_from(exc).message}") from None
 
 
-__all__ += ["coerce_spec"]
+__all__ += ["FrozenDict", "FrozenList", "coerce_spec", "deep_freeze"]

@@ -26,6 +26,7 @@ from .core import (
     Weighted,
     lift,
 )
+from .embedding import Embeddings, EmbeddingVectors
 from .fake import Fake
 from .registry import REGISTRY, lookup
 from .reply import Answer, Reasoning, Reply, ToolCallGen, to_choice
@@ -39,6 +40,8 @@ __all__ = [
     "Answer",
     "Bind",
     "DrawContext",
+    "EmbeddingVectors",
+    "Embeddings",
     "Filter",
     "Fixed",
     "Generator",
@@ -47,6 +50,7 @@ __all__ = [
     "boolean",
     "choice",
     "echo",
+    "embeddings",
     "error",
     "fake",
     "fixed_clock",
@@ -138,6 +142,10 @@ def last_user() -> Generator[str]:
 
 
 echo = last_user
+
+
+def embeddings(dimensions: int | None = None) -> Generator[EmbeddingVectors]:
+    return Embeddings(dimensions)
 
 
 def template(source: str) -> Generator[str]:

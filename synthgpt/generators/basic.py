@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import RuleError
 from ..seeding import token_from_seed
-from .core import DrawContext, Generator, _num, lift
+from .core import DrawContext, Generator, _num, lift, snapshot
 
 __all__ = ["Boolean", "Choice", "Id", "Integer", "Number", "Uuid"]
 
@@ -79,7 +79,7 @@ class Choice(Generator[Any]):
     def __init__(self, options: Sequence[Any]) -> None:
         if isinstance(options, str) or not isinstance(options, Sequence) or not options:
             raise RuleError("`choice` takes a non-empty list of options")
-        self.options = tuple(options)
+        self.options = tuple(snapshot(o) for o in options)  # dict/list options: copies, not the caller's
 
     def draw(self, ctx: DrawContext) -> Any:
         i = ctx.rng.randrange(len(self.options))

@@ -8,6 +8,7 @@ So the value a field gets does not depend on which other fields exist or in what
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
@@ -28,6 +29,7 @@ __all__ = [
     "OneOf",
     "Weighted",
     "lift",
+    "snapshot",
 ]
 
 T = TypeVar("T")
@@ -37,7 +39,9 @@ U = TypeVar("U")
 class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
-    __slots__ = ("_rng", "base_seed", "call_index", "captures", "now", "request", "rule", "seed")
+    __slots__ = (
+        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "now", "request", "rule", "seed"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -49,16 +53,27 @@ class DrawContext:
         rule: str = "",
         call_index: int = 0,
         base_seed: int = 0,
+        order_reads: list[int] | None = None,
     ) -> None:
         self.request = request
         self.seed = seed
         self.now = now
         self.captures: Mapping[str, str] = captures or {}
         self.rule = rule
-        self.call_index = call_index
+        self._call_index = call_index
         self.base_seed = base_seed
         """The engine's seed, for values that must not depend on the rest of the request (embeddings)."""
         self._rng: random.Random | None = None
+        # Shared by every context forked from this one; grows when a draw reads `call_index`, i.e. when the
+        # answer depends on call order (the server's response memo must not replay such an answer).
+        self._order_reads = order_reads
+
+    @property
+    def call_index(self) -> int:
+        """The rule's 0-based call count: reading it makes the answer depend on call order."""
+        if self._order_reads is not None:
+            self._order_reads.append(self._call_index)
+        return self._call_index
 
     @property
     def rng(self) -> random.Random:
@@ -67,14 +82,19 @@ class DrawContext:
         return self._rng
 
     def fork(self, label: object) -> DrawContext:
+        return self.with_request(self.request, derive_seed(self.seed, label))
+
+    def with_request(self, request: ModelRequest, seed: int | None = None) -> DrawContext:
+        """This context for another request (and seed): same clock reading, captures, rule and call."""
         return DrawContext(
-            self.request,
-            derive_seed(self.seed, label),
+            request,
+            self.seed if seed is None else seed,
             now=self.now,
             captures=self.captures,
             rule=self.rule,
-            call_index=self.call_index,
+            call_index=self._call_index,
             base_seed=self.base_seed,
+            order_reads=self._order_reads,
         )
 
     def __repr__(self) -> str:
@@ -106,14 +126,45 @@ class Generator(Generic[T]):
     def __or__(self, other: Generator[U]) -> Generator[T | U]:
         return OneOf(self, other)
 
+    # Equality is by the expression (type and repr), which decides the draws, plus the identity of the
+    # functions inside: `map(f)` and `map(g)` of two different lambdas print alike but draw differently.
+    # Equal generators have equal reprs, so hashing the repr is consistent with it.
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and repr(self) == repr(other)
+        if type(self) is not type(other) or repr(self) != repr(other):
+            return False
+        mine, theirs = self._functions(), cast(Generator[Any], other)._functions()
+        return len(mine) == len(theirs) and all(a is b for a, b in zip(mine, theirs, strict=True))
 
     def __hash__(self) -> int:
         return hash(repr(self))
 
+    def _functions(self) -> list[object]:
+        """The user functions this generator and the generators inside it call, in a fixed order."""
+        found: list[object] = []
+        _collect_functions(self, found)
+        return found
+
 
 _EMPTY_REQUEST = ModelRequest()
+
+
+def _collect_functions(value: Any, found: list[object]) -> None:
+    if isinstance(value, Generator):
+        if isinstance(value, Map | Bind):
+            found.append(value.fn)
+        elif isinstance(value, Filter):
+            found.append(value.predicate)
+        for cls in type(value).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                attr = getattr(value, slot, None)
+                if isinstance(attr, Generator | Mapping | list | tuple):
+                    _collect_functions(attr, found)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            _collect_functions(v, found)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _collect_functions(v, found)
 
 
 def _num(x: float) -> str:
@@ -123,6 +174,16 @@ def _num(x: float) -> str:
 
 def _fn_name(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def snapshot(value: T) -> T:
+    """`value` with its dicts and lists copied at every depth (other objects shared): a generator keeps
+    this, so mutating the dict or list passed in later changes no answer."""
+    if isinstance(value, dict):
+        return cast(T, {k: snapshot(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return cast(T, [snapshot(v) for v in value])
+    return value
 
 
 def lift(value: Any) -> Generator[Any]:
@@ -144,14 +205,12 @@ class Just(Generator[T]):
     __slots__ = ("value",)
 
     def __init__(self, value: T) -> None:
-        self.value = value
+        self.value = snapshot(value)
 
     def draw(self, ctx: DrawContext) -> T:
         v = self.value
         # hand out copies of containers so a caller mutating one result cannot change the next
         if isinstance(v, dict | list):
-            import copy
-
             return cast(T, copy.deepcopy(v))
         return v
 

@@ -1,4 +1,9 @@
-"""Every generator by name: the rule-file loader, templates and docs read this one table."""
+"""Every generator by name: the rule-file loader, templates and docs read this one table.
+
+`answer` and `error` are deliberately absent: they wrap a generator with delivery details rather than
+draw a value, and rule files say the same thing with a rule's own `stream:`, `error:` and `output:` keys.
+Registering them would also make any one-key mapping `{error: …}` in a rule file's data read as a call.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 from ..errors import UnknownNameError
 from .basic import Boolean, Choice, Id, Integer, Number, Uuid
 from .core import Generator, Just, Lists, Objects, OneOf, Weighted
+from .embedding import Embeddings
 from .fake import Fake
 from .reply import Reasoning, Reply, ToolCallGen
 from .template import Template
@@ -32,6 +38,7 @@ REGISTRY: dict[str, Callable[..., Generator[Any]]] = {
     "boolean": Boolean,
     "choice": Choice,
     "echo": LastUser,
+    "embeddings": Embeddings,
     "fake": Fake,
     "from_request_schema": _from_request_schema,
     "from_schema": _from_schema,

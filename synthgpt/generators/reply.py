@@ -11,7 +11,7 @@ from ..errors import DrawError, RuleError
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
 from .core import DrawContext, Generator, lift
-from .text import ADJECTIVES, keywords
+from .text import ADJECTIVES, keywords, with_article
 
 __all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "call_id", "dumps", "to_choice"]
 
@@ -95,9 +95,10 @@ class Reasoning(Generator[ReasoningPart]):
             rng = ctx.rng
             keys = keywords(ctx.request.last_user) or ["the question"]
             k = rng.choice(keys)
+            kind = with_article(rng.choice(ADJECTIVES), capital=True)
             steps = [
                 f"The user is asking about {k}.",
-                f"A {rng.choice(ADJECTIVES)} answer should cover the main points first.",
+                f"{kind} answer should cover the main points first.",
             ]
             if ctx.request.tools:
                 steps.append(f"The {ctx.request.tools[0].name} tool may help here.")

@@ -9,25 +9,19 @@ adding a property to a schema leaves the values of the others as they were.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import difflib
-import ipaddress
 import math
 import random
-import re
-import threading
-import uuid
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from faker import Faker
-
 from ..errors import DrawError, RuleError, SchemaError
-from ..seeding import canonical_json, token_from_seed
+from ..seeding import canonical_json
 from .core import DrawContext, Generator, lift
 from .pattern import Pattern, PatternError
+from .schema_names import FORMATS, NUMBER_NAMES, by_name, fit_text, text_for_name
 
 __all__ = ["FromSchema", "validate_supported"]
 
@@ -55,12 +49,6 @@ _NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multi
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "uniqueItems")  # allOf keeps the largest
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "nullable")  # allOf keeps the smallest
 _ANY: Schema = {}  # kept alive at module level: schemas are cached by identity
-_WORDS = _names(
-    "amber anchor apple breeze canyon cedar cobalt coral delta ember falcon fern garnet harbor hazel indigo "
-    "juniper lagoon lantern maple meadow mint nova oak opal orbit pebble pine quartz raven river saffron "
-    "sage sierra silver slate spruce summit tundra velvet willow zephyr"
-)
-_EPOCH = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
 
 
 def _is_num(v: Any) -> bool:
@@ -94,134 +82,6 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
 }
 
-_FAKER: Faker | None = None
-_FAKER_LOCK = threading.Lock()  # one shared instance: seeding and using it must not interleave across threads
-
-
-def _faker(ctx: DrawContext, method: str) -> str:
-    global _FAKER
-    with _FAKER_LOCK:
-        if _FAKER is None:
-            _FAKER = Faker("en_US")
-        _FAKER.seed_instance(ctx.fork("faker").seed)
-        if method == "title":
-            return str(_FAKER.sentence(nb_words=4)).rstrip(".")
-        if method == "sentence":
-            return str(_FAKER.sentence(nb_words=10))
-        return str(getattr(_FAKER, method)())
-
-
-def _moment(ctx: DrawContext, fmt: str) -> str:
-    return (_EPOCH + dt.timedelta(seconds=ctx.rng.randrange(6 * 365 * 86400))).strftime(fmt)
-
-
-_FORMATS: dict[str, Callable[[DrawContext], str]] = {
-    "date-time": lambda c: _moment(c, "%Y-%m-%dT%H:%M:%SZ"),
-    "date": lambda c: _moment(c, "%Y-%m-%d"),
-    "time": lambda c: _moment(c, "%H:%M:%SZ"),
-    "uuid": lambda c: str(uuid.UUID(int=c.rng.getrandbits(128), version=4)),
-    "ipv4": lambda c: str(ipaddress.IPv4Address(c.rng.getrandbits(32))),
-    "ipv6": lambda c: str(ipaddress.IPv6Address(c.rng.getrandbits(128))),
-    **dict.fromkeys(("email", "idn-email"), lambda c: _faker(c, "email")),
-    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda c: _faker(c, "url")),
-    **dict.fromkeys(("hostname", "idn-hostname"), lambda c: _faker(c, "domain_name")),
-}
-
-# What a string property's name suggests, most specific first; the whole name and then its words from
-# the last one back are looked up, so `company_name` is a company and `user_email` an email.
-_STRING_NAMES = tuple(
-    (kind, frozenset(keys.split()))
-    for kind, keys in (
-        ("email", "email mail emailaddress"),
-        ("uri", "url uri link website homepage href site"),
-        ("image_url", "avatar image photo picture thumbnail logo"),
-        ("uuid", "uuid guid"),
-        ("phone_number", "phone mobile tel telephone fax phonenumber"),
-        ("user_name", "username login handle nickname"),
-        ("first_name", "firstname given givenname"),
-        ("last_name", "lastname surname familyname"),
-        ("company", "company companyname organization organisation employer org business"),
-        ("product", "product productname item"),
-        ("city", "city town"),
-        ("country", "country nationality"),
-        ("state", "state province region"),
-        ("street_address", "street address addr"),
-        ("postcode", "zip zipcode postcode postal postalcode"),
-        ("date-time", "datetime timestamp at created updated modified time"),
-        ("date", "date birthday birthdate dob day"),
-        ("ipv4", "ip ipaddress"),
-        ("hostname", "host hostname domain"),
-        ("color_name", "color colour"),
-        ("currency_code", "currency"),
-        ("language_name", "language lang"),
-        ("job", "job occupation profession"),
-        ("title", "title headline subject heading topic caption"),
-        (
-            "sentence",
-            "description summary bio about content body text message comment note reason explanation "
-            "answer details feedback review reasoning abstract excerpt instructions response",
-        ),
-        ("slug", "slug"),
-        ("code", "code sku"),
-        ("id", "id key token ref reference identifier"),
-        ("word", "category tag label status type kind genre keyword role mode level priority"),
-        ("name", "name fullname author customer user owner person contact recipient sender assignee"),
-    )
-)
-_NUMBER_NAMES = tuple(
-    (span, frozenset(keys.split()))
-    for span, keys in (
-        ((18, 90), "age"),
-        ((1970, 2030), "year"),
-        ((1, 500), "price cost amount fee salary total balance"),
-        ((0, 100), "count quantity qty num number size length score percent percentage"),
-        ((1, 5), "rating stars"),
-        ((-90, 90), "lat latitude"),
-        ((-180, 180), "lon lng longitude"),
-    )
-)
-
-
-def _by_name(name: str, table: tuple[tuple[Any, frozenset[str]], ...]) -> Any:
-    words = re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())
-    for word in ["".join(words), *reversed(words)]:
-        for value, keys in table:
-            if word in keys or (word.endswith("s") and word[:-1] in keys):
-                return value
-    return None
-
-
-def _text(ctx: DrawContext, name: str) -> str:
-    kind = _by_name(name, _STRING_NAMES) or "words"
-    rng = ctx.rng
-    if kind in _FORMATS:
-        return _FORMATS[kind](ctx)
-    if kind in ("id", "code"):
-        alphabet = (
-            "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-        )
-        return token_from_seed(ctx.seed, 12 if kind == "id" else 8, alphabet)
-    if kind in ("slug", "word", "product", "words"):
-        words = rng.sample(_WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
-        return (
-            "-".join(words)
-            if kind == "slug"
-            else " ".join(w.title() if kind == "product" else w for w in words)
-        )
-    return _faker(ctx, kind)
-
-
-def _fit(text: str, lo: int, hi: int | None, rng: random.Random) -> str:
-    """Free text cut back at a word boundary or padded with words until its length is within bounds."""
-    if hi is not None and len(text) > hi:
-        cut = text[:hi]
-        text = cut.rsplit(" ", 1)[0].rstrip() if " " in cut else cut
-    while len(text) < lo:
-        text = f"{text} {rng.choice(_WORDS)}" if text else rng.choice(_WORDS)
-    if hi is not None:
-        text = text[:hi]
-    return text[:-1] + "x" if text.endswith(" ") else text
-
 
 def _bounds(f: Schema) -> tuple[Any, bool, Any, bool]:
     lo, hi = f.get("minimum"), f.get("maximum")
@@ -242,7 +102,7 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     """A value within f's bounds, or None if there is none; with no rng, only whether one exists."""
     lo, lox, hi, hix = _bounds(f)
     m = f.get("multipleOf")
-    dlo, dhi = _by_name(name, _NUMBER_NAMES) or (0, 1000)
+    dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
     # a one-sided bound keeps the name's usual spread, shifted to start (or end) at that bound
     a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
     b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
@@ -676,8 +536,8 @@ class FromSchema(Generator[Any]):
 
     def _string(self, f: Schema, ctx: DrawContext, path: Path, name: str) -> str:
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
-        if "pattern" not in f and fmt not in _FORMATS:
-            return _fit(_text(ctx, name), lo, hi, ctx.rng)
+        if "pattern" not in f and fmt not in FORMATS:
+            return fit_text(text_for_name(ctx, name), lo, hi, ctx.rng)
         pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None
         # quantifiers stretch by a random amount up to what minLength needs, the spread keeps under maxLength
         need = max(0, lo - pattern.min_len) if pattern else 0
@@ -685,7 +545,7 @@ class FromSchema(Generator[Any]):
         for attempt in range(40):
             c = ctx.fork(("retry", attempt)) if attempt else ctx
             low = c.rng.randint(0, need) if need else 0
-            v = pattern.sample(c.rng, low, low + spread) if pattern else _FORMATS[fmt](c)
+            v = pattern.sample(c.rng, low, low + spread) if pattern else FORMATS[fmt](c)
             if lo <= len(v) and (hi is None or len(v) <= hi):
                 return v
         what = f"pattern {pattern.source!r}" if pattern else f"format {fmt!r}"

@@ -8,7 +8,18 @@ import re
 from ..errors import RuleError
 from .core import DrawContext, Generator
 
-__all__ = ["HashTokens", "LastUser", "Paragraph", "Prose", "Sentence", "Summary", "Words", "keywords"]
+__all__ = [
+    "HashTokens",
+    "LastUser",
+    "Paragraph",
+    "Prose",
+    "Sentence",
+    "Summary",
+    "Words",
+    "article",
+    "keywords",
+    "with_article",
+]
 
 WORDS = (  # noqa: SIM905 - word lists read best as one string
     "account action answer approach area aspect balance basis benefit budget case change choice claim "
@@ -50,6 +61,28 @@ def keywords(text: str, limit: int = 6) -> list[str]:
             if len(seen) == limit:
                 break
     return seen
+
+
+# Spelling decides the article except where the sound does not follow it: a "yoo" or "w" sound takes
+# "a" (a useful, a one-off), a silent h takes "an" (an hour).
+_A_BEFORE_VOWEL = ("one", "once", "uni", "use", "usu", "uti", "ura", "ure", "uro", "eu", "ewe", "ubi")
+_AN_BEFORE_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def article(word: str) -> str:
+    """`"a"` or `"an"`, whichever reads right before `word` (by its first letters; English only)."""
+    w = word.lower()
+    if w.startswith(_AN_BEFORE_H):
+        return "an"
+    if w[:1] in ("a", "e", "i", "o", "u") and not w.startswith(_A_BEFORE_VOWEL):
+        return "an"
+    return "a"
+
+
+def with_article(word: str, *, capital: bool = False) -> str:
+    """`word` with the article it takes: `"an early"`, `"a useful"`; `capital` for a sentence start."""
+    art = article(word)
+    return f"{art.capitalize() if capital else art} {word}"
 
 
 def _check_range(name: str, lo: int, hi: int) -> None:
@@ -176,10 +209,10 @@ _OPENERS = (
 )
 _BODY = (
     "The {a} part is how {k} {v} the {w}.",
-    "A {a} {w} usually {v} {k} over time.",
-    "Most of it {v} a {a} {w}, and {k} follows from that.",
+    "{A_a} {w} usually {v} {k} over time.",
+    "Most of it {v} {a_a} {w}, and {k} follows from that.",
     "When {k} {v} the {w}, the result is {a}.",
-    "It helps to treat {k} as a {a} {w}.",
+    "It helps to treat {k} as {a_a} {w}.",
 )
 _CLOSERS = (
     "I hope this helps.",
@@ -206,9 +239,9 @@ class Prose(Generator[str]):
         n = rng.randint(self.lo, self.hi)
 
         def fill(tpl: str) -> str:
-            return tpl.format(
-                k=rng.choice(keys), a=rng.choice(ADJECTIVES), v=rng.choice(VERBS), w=rng.choice(WORDS)
-            )
+            # every template draws the same four words, in this order, so seeds keep their meaning
+            k, a, v, w = rng.choice(keys), rng.choice(ADJECTIVES), rng.choice(VERBS), rng.choice(WORDS)
+            return tpl.format(k=k, a=a, v=v, w=w, a_a=with_article(a), A_a=with_article(a, capital=True))
 
         parts = [fill(rng.choice(_OPENERS))]
         parts += [fill(rng.choice(_BODY)) for _ in range(n - 2)]

@@ -266,7 +266,7 @@ def _typo_of_generator(key: Any) -> str | None:
     if not isinstance(key, str) or len(key) < 4:
         return None
     for name in REGISTRY:
-        if key != name + "s" and _one_edit(key, name):
+        if key != name + "s" and key + "s" != name and _one_edit(key, name):
             return name
     return None
 

@@ -89,8 +89,7 @@ class TriggerAnswer(Generator[Answer]):
         if error is not None:
             return Answer(None, stream=trig.stream_plan(), error=error)
         clean = _without_triggers(req, strip_triggers(req.last_user, trig))
-        inner = DrawContext(clean, ctx.seed, now=ctx.now, captures=ctx.captures, rule=ctx.rule,
-                            call_index=ctx.call_index, base_seed=ctx.base_seed)  # fmt: skip
+        inner = ctx.with_request(clean)
         # Tool triggers ask for calls once per turn: once results are back, the loop must be able to end.
         value: Any
         if trig.tool_calls and not req.tool_results:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import RuleError
 from ..model import ModelRequest
@@ -34,7 +34,6 @@ __all__ = [
     "tool_choice",
     "tool_named",
     "tool_result",
-    "tool_rounds",
     "turn",
     "wants_reasoning",
     "wants_schema",
@@ -470,7 +469,9 @@ def wants_reasoning() -> Matcher:
 
 
 def tool_rounds(request: ModelRequest) -> int:
-    """How many times the assistant called tools in the current turn; parallel calls are one round."""
+    """How many times the assistant called tools in the current turn; parallel calls are one round.
+
+    A helper for `round(…)`, templates and scripts, not a matcher (so not in `__all__`)."""
     rounds = 0
     in_round = False
     for m in request.current_turn:
@@ -481,8 +482,11 @@ def tool_rounds(request: ModelRequest) -> int:
     return rounds
 
 
-def round(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:
-    """The tool round of the current turn: 0 before any tool call, n after n rounds of tool calls."""
+def tool_round(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:
+    """The tool round of the current turn: 0 before any tool call, n after n rounds of tool calls.
+
+    Parallel calls are one round. The DSL and rule files call it `round`.
+    """
     if eq is None and min is None and max is None:
         raise RuleError("round: give eq, min= or max=")
     for what, v in (("eq", eq), ("min", min), ("max", max)):
@@ -521,3 +525,16 @@ def tool_result(
     test = repr(t)
     args = ", ".join(x for x in (repr(name) if name is not None else "", test) if x)
     return _Named(_TextMatcher("tool_result", texts, t), f"tool_result({args})")
+
+
+# The DSL calls the matcher `round`, but a module-level `round` would shadow the builtin for every function
+# here. So the function is `tool_round`, and `matchers.round` (attribute access, `from … import round`,
+# `import *`, rule files) is resolved on demand; type checkers see a plain alias.
+if TYPE_CHECKING:
+    round = tool_round
+else:
+
+    def __getattr__(name: str) -> Any:
+        if name == "round":
+            return tool_round
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

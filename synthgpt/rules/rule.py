@@ -29,7 +29,8 @@ class Rule:
     plan (pacing, faults), `error` answers with an HTTP error instead. `times` limits how many calls the
     rule answers; after that it no longer matches, so the next rule takes over (the one place where
     answers depend on call order). `reasoning="auto"` adds a seeded reasoning part when the request asks
-    for reasoning and the answer has none; `False` never does.
+    for reasoning and the answer has none; `True` adds it even when the request does not ask (a model
+    that always thinks); `False` never does.
     """
 
     def __init__(
@@ -69,6 +70,10 @@ class Rule:
         self._count = 0
         self._calls: deque[CallRecord] = deque(maxlen=_KEEP_CALLS)
 
+    def adds_reasoning(self, request: ModelRequest) -> bool:
+        """Whether an answer without reasoning gets a seeded reasoning part first (errors never do)."""
+        return self.reasoning is True or (self.reasoning == "auto" and request.reasoning is not None)
+
     # -- respx-style call stats --
     @property
     def call_count(self) -> int:
@@ -95,6 +100,13 @@ class Rule:
                 return None
             self._count += 1
             return self._count - 1
+
+    def _release(self) -> None:
+        """Give back a claimed call whose draw failed: it answered nothing, so it neither counts nor uses
+        up a `times` slot. (Under concurrent calls to one rule, a call that overlapped the failed one may
+        then share its `call_index` with the next call.)"""
+        with self._lock:
+            self._count = max(0, self._count - 1)
 
     def _record(self, record: CallRecord) -> None:
         with self._lock:

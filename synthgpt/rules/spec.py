@@ -116,7 +116,8 @@ class RuleSpec(_Answer):
     )
     times: int | None = Field(default=None, ge=1, description="Answer this many calls, then stop matching.")
     reasoning: Literal["auto", True, False] = Field(
-        default="auto", description="`auto`: add reasoning when the request asks for it."
+        default="auto",
+        description="`auto`: add reasoning when the request asks for it; `true`: always; `false`: never.",
     )
 
 

@@ -122,6 +122,7 @@ CATALOGUE: dict[str, Generator[Any]] = {
         }
     ),
     "from_request_schema": g.from_request_schema(),
+    "embeddings": g.embeddings(dimensions=4),
     "lifted_nested": g.lift({"xs": [g.integer(0, 1), {"y": g.boolean()}]}),
 }
 

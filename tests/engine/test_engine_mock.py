@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import threading
 from typing import Any
 
@@ -384,13 +385,28 @@ def test_repr_names_rules_seed_and_clock() -> None:
     assert repr(mock) == "MockGPT(rules=['a'], seed=9, clock=StepClock(5, step=2))"
 
 
-def test_mutating_an_error_answer_does_not_leak_into_the_next_one() -> None:
-    mock = MockGPT([Rule("r", m.always(), error={"status": 429, "headers": {"retry-after": "1"}})])
+def test_an_error_answer_is_read_only_at_any_depth() -> None:
+    headers = {"retry-after": "1"}
+    body = {"error": {"message": "slow", "details": [{"k": "v"}]}}
+    mock = MockGPT([Rule("r", m.always(), error={"status": 429, "headers": headers, "body": body})])
+    headers["retry-after"] = "999"  # the caller's dicts, after the rule was built
+    body["error"]["details"][0]["k"] = "changed"  # type: ignore[index]
     first = mock.generate(ask("x"))
     assert first.error is not None
-    first.error.headers["retry-after"] = "999"
+    with pytest.raises(TypeError, match="FrozenDict is read-only"):
+        first.error.headers["retry-after"] = "999"
+    with pytest.raises(TypeError, match="FrozenDict is read-only"):
+        first.error.body["error"]["details"][0].update(k="x")  # type: ignore[index]
+    with pytest.raises(TypeError, match="FrozenList is read-only"):
+        first.error.body["error"]["details"].append({})  # type: ignore[index]
     second = mock.generate(ask("x"))
-    assert second.error is not None and second.error.headers == {"retry-after": "1"}
+    expected = {"error": {"message": "slow", "details": [{"k": "v"}]}}
+    for out in (first, second, mock.records[0].output):
+        assert out.error is not None
+        assert out.error.headers == {"retry-after": "1"} and out.error.body == expected
+    # still plain JSON for the wire and for copies
+    assert json.loads(first.error.model_dump_json())["body"] == expected
+    assert copy.deepcopy(first) == first
 
 
 def test_rules_by_name_or_position() -> None:

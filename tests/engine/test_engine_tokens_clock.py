@@ -153,7 +153,27 @@ def test_parse_clock(spec: str, text: str) -> None:
     assert repr(parse_clock(spec)) == text
 
 
-@pytest.mark.parametrize("spec", ["", "fixed:x", "step:a:b", "system:1", "wall", "FIXED"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "",
+        "fixed:x",
+        "step:a:b",
+        "system:1",
+        "wall",
+        "FIXED",
+        "fixed:",
+        "fixed:nan",
+        "fixed:inf",
+        "fixed:1e400",
+        "step:",
+        "step:1:",
+        "step::1",
+        "step:1:2:3",
+        "step:1:-inf",
+        "system:",
+    ],
+)
 def test_parse_clock_rejects_anything_else(spec: str) -> None:
     with pytest.raises(ValueError) as info:
         parse_clock(spec)

@@ -1,0 +1,161 @@
+"""What `from_schema` draws for a property by its name and format: the heuristic tables.
+
+A string property called `email` gets an email, `company_name` a company, `created_at` a timestamp; a
+number called `age` lands in 18..90. Kept apart from `schema.py`, which honours the schema's keywords: these
+tables only decide what a value looks like, never whether it is valid.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import random
+import re
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from faker import Faker
+
+from ..seeding import token_from_seed
+from .core import DrawContext
+
+__all__ = ["FORMATS", "NUMBER_NAMES", "STRING_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
+
+
+_WORDS_TEXT = (
+    "amber anchor apple breeze canyon cedar cobalt coral delta ember falcon fern garnet harbor hazel indigo "
+    "juniper lagoon lantern maple meadow mint nova oak opal orbit pebble pine quartz raven river saffron "
+    "sage sierra silver slate spruce summit tundra velvet willow zephyr"
+)
+WORDS = tuple(_WORDS_TEXT.split())
+_EPOCH = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+
+_FAKER: Faker | None = None
+_FAKER_LOCK = threading.Lock()  # one shared instance: seeding and using it must not interleave across threads
+
+
+def _faker(ctx: DrawContext, method: str) -> str:
+    global _FAKER
+    with _FAKER_LOCK:
+        if _FAKER is None:
+            _FAKER = Faker("en_US")
+        _FAKER.seed_instance(ctx.fork("faker").seed)
+        if method == "title":
+            return str(_FAKER.sentence(nb_words=4)).rstrip(".")
+        if method == "sentence":
+            return str(_FAKER.sentence(nb_words=10))
+        return str(getattr(_FAKER, method)())
+
+
+def _moment(ctx: DrawContext, fmt: str) -> str:
+    return (_EPOCH + dt.timedelta(seconds=ctx.rng.randrange(6 * 365 * 86400))).strftime(fmt)
+
+
+FORMATS: dict[str, Callable[[DrawContext], str]] = {
+    "date-time": lambda c: _moment(c, "%Y-%m-%dT%H:%M:%SZ"),
+    "date": lambda c: _moment(c, "%Y-%m-%d"),
+    "time": lambda c: _moment(c, "%H:%M:%SZ"),
+    "uuid": lambda c: str(uuid.UUID(int=c.rng.getrandbits(128), version=4)),
+    "ipv4": lambda c: str(ipaddress.IPv4Address(c.rng.getrandbits(32))),
+    "ipv6": lambda c: str(ipaddress.IPv6Address(c.rng.getrandbits(128))),
+    **dict.fromkeys(("email", "idn-email"), lambda c: _faker(c, "email")),
+    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda c: _faker(c, "url")),
+    **dict.fromkeys(("hostname", "idn-hostname"), lambda c: _faker(c, "domain_name")),
+}
+
+# What a string property's name suggests, most specific first; the whole name and then its words from
+# the last one back are looked up, so `company_name` is a company and `user_email` an email.
+STRING_NAMES = tuple(
+    (kind, frozenset(keys.split()))
+    for kind, keys in (
+        ("email", "email mail emailaddress"),
+        ("uri", "url uri link website homepage href site"),
+        ("image_url", "avatar image photo picture thumbnail logo"),
+        ("uuid", "uuid guid"),
+        ("phone_number", "phone mobile tel telephone fax phonenumber"),
+        ("user_name", "username login handle nickname"),
+        ("first_name", "firstname given givenname"),
+        ("last_name", "lastname surname familyname"),
+        ("company", "company companyname organization organisation employer org business"),
+        ("product", "product productname item"),
+        ("city", "city town"),
+        ("country", "country nationality"),
+        ("state", "state province region"),
+        ("street_address", "street address addr"),
+        ("postcode", "zip zipcode postcode postal postalcode"),
+        ("date-time", "datetime timestamp at created updated modified time"),
+        ("date", "date birthday birthdate dob day"),
+        ("ipv4", "ip ipaddress"),
+        ("hostname", "host hostname domain"),
+        ("color_name", "color colour"),
+        ("currency_code", "currency"),
+        ("language_name", "language lang"),
+        ("job", "job occupation profession"),
+        ("title", "title headline subject heading topic caption"),
+        (
+            "sentence",
+            "description summary bio about content body text message comment note reason explanation "
+            "answer details feedback review reasoning abstract excerpt instructions response",
+        ),
+        ("slug", "slug"),
+        ("code", "code sku"),
+        ("id", "id key token ref reference identifier"),
+        ("word", "category tag label status type kind genre keyword role mode level priority"),
+        ("name", "name fullname author customer user owner person contact recipient sender assignee"),
+    )
+)
+NUMBER_NAMES = tuple(
+    (span, frozenset(keys.split()))
+    for span, keys in (
+        ((18, 90), "age"),
+        ((1970, 2030), "year"),
+        ((1, 500), "price cost amount fee salary total balance"),
+        ((0, 100), "count quantity qty num number size length score percent percentage"),
+        ((1, 5), "rating stars"),
+        ((-90, 90), "lat latitude"),
+        ((-180, 180), "lon lng longitude"),
+    )
+)
+
+
+def by_name(name: str, table: tuple[tuple[Any, frozenset[str]], ...]) -> Any:
+    words = re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())
+    for word in ["".join(words), *reversed(words)]:
+        for value, keys in table:
+            if word in keys or (word.endswith("s") and word[:-1] in keys):
+                return value
+    return None
+
+
+def text_for_name(ctx: DrawContext, name: str) -> str:
+    kind = by_name(name, STRING_NAMES) or "words"
+    rng = ctx.rng
+    if kind in FORMATS:
+        return FORMATS[kind](ctx)
+    if kind in ("id", "code"):
+        alphabet = (
+            "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+        )
+        return token_from_seed(ctx.seed, 12 if kind == "id" else 8, alphabet)
+    if kind in ("slug", "word", "product", "words"):
+        words = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
+        return (
+            "-".join(words)
+            if kind == "slug"
+            else " ".join(w.title() if kind == "product" else w for w in words)
+        )
+    return _faker(ctx, kind)
+
+
+def fit_text(text: str, lo: int, hi: int | None, rng: random.Random) -> str:
+    """Free text cut back at a word boundary or padded with words until its length is within bounds."""
+    if hi is not None and len(text) > hi:
+        cut = text[:hi]
+        text = cut.rsplit(" ", 1)[0].rstrip() if " " in cut else cut
+    while len(text) < lo:
+        text = f"{text} {rng.choice(WORDS)}" if text else rng.choice(WORDS)
+    if hi is not None:
+        text = text[:hi]
+    return text[:-1] + "x" if text.endswith(" ") else text
