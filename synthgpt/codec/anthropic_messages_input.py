@@ -62,11 +62,15 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     if not isinstance(stream, bool):
         raise _fail("stream", "Input should be a valid boolean")
     tool_choice, parallel = _tool_choice(body.get("tool_choice"))
+    tools = _tools(body.get("tools"))
+    if tool_choice.mode == "named" and not any(t.name == tool_choice.name for t in tools):
+        raise _fail("tool_choice.name", f"Tool '{tool_choice.name}' not found in tools")
+    _stop_sequences(body.get("stop_sequences"))
     return {
         "api": "messages",
         "model": model,
         "messages": tuple(messages),
-        "tools": _tools(body.get("tools")),
+        "tools": tools,
         "tool_choice": tool_choice,
         "parallel_tool_calls": parallel,
         "response_schema": _schema(body),
@@ -76,6 +80,17 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
         "headers": headers,
         "extra": {k: body[k] for k in _PASSED_THROUGH if k in body},
     }
+
+
+def _stop_sequences(value: Any) -> None:
+    """Checked here, applied by the engine (it cuts the text and records which sequence ended it)."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise _fail("stop_sequences", "Input should be a valid list")
+    for j, s in enumerate(value):
+        if not isinstance(s, str):
+            raise _fail(f"stop_sequences.{j}", "Input should be a valid string")
 
 
 def _system_text(system: Any) -> str:

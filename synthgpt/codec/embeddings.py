@@ -86,6 +86,8 @@ class EmbeddingsCodec:
         if not isinstance(body, dict):
             raise RequestError("The request body must be a JSON object.", None, code="invalid_type")
         model = body.get("model")
+        if model is None and params.get("deployment"):  # Azure: the deployment names the model
+            model = params["deployment"]
         if model is None:
             raise RequestError(
                 "Missing required parameter: 'model'.", "model", code="missing_required_parameter"

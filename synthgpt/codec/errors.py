@@ -21,6 +21,8 @@ __all__ = [
     "openai_error_body",
     "openai_error_code",
     "openai_error_type",
+    "restate_default",
+    "unsupported_custom_tool",
 ]
 
 DEFAULT_RETRY_AFTER_MS = 1000
@@ -71,6 +73,18 @@ def default_message(status: int) -> str:
     return "The server had an error." if status >= 500 else "The request failed."
 
 
+def restate_default(message: str | None, status: int, own_default: str) -> str:
+    """`message` in another provider's words: the shared default text for `status` (worded like OpenAI's,
+    and what triggers start their messages with) becomes `own_default`; any other text is the rule's own
+    and is kept. `(synthgpt trigger !MOCK_ERROR:529!)` notes after the default survive."""
+    if not message:
+        return own_default
+    shared = default_message(status)
+    if message.startswith(shared):
+        return own_default + message[len(shared) :]
+    return message
+
+
 def openai_error_type(status: int) -> str:
     return _OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
 
@@ -101,6 +115,21 @@ def openai_error_body(error: ErrorSpec | RequestError, status: int) -> dict[str,
             "code": code if code is not None else openai_error_code(status),
         }
     }
+
+
+def unsupported_custom_tool(param: str) -> RequestError:
+    """Custom (free-form) tools (Chat and Responses `type: "custom"`) are refused, not ignored.
+
+    A call to one has no place on the Chat Completions stream (its tool-call chunks are `function` only, in
+    the spec and the SDKs' types), free-form grammars cannot be drawn from, and answering as if the tool
+    were not declared would let a test pass that should fail.
+    """
+    return RequestError(
+        f"Unsupported value: '{param}' does not support 'custom' with synthgpt. Custom (free-form) tools "
+        "are not simulated; declare a function tool (type 'function') instead.",
+        param,
+        code="unsupported_value",
+    )
 
 
 def error_headers(error: ErrorSpec) -> dict[str, str]:

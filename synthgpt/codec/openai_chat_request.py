@@ -12,8 +12,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..errors import RequestError
-from ..model import ModelRequest
+from ..model import ModelRequest, request_error_from
+from .errors import unsupported_custom_tool
 
 __all__ = ["decode_chat_request", "type_name"]
 
@@ -21,6 +24,7 @@ ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 _PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+_SERVICE_TIERS = ("auto", "default", "flex", "scale", "priority", "fast")
 # Fields decoded into ModelRequest fields; everything else goes to `extra` verbatim.
 _HANDLED = frozenset(
     {
@@ -209,7 +213,7 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise _bad_type(tp, "an object", tool)
         ttype = tool.get("type", "function")
         if ttype == "custom":
-            continue  # free-form tools take text, not JSON: answered as if not declared
+            raise unsupported_custom_tool(f"{tp}.type")
         if ttype != "function":
             raise _bad_value(f"{tp}.type", ttype, ("function", "custom"))
         fn = tool.get("function")
@@ -255,7 +259,9 @@ def _tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> Any:
         if mode not in ("auto", "required"):
             raise _bad_value("tool_choice.allowed_tools.mode", mode, ("auto", "required"))
         return mode
-    if ctype not in ("function", "custom"):
+    if ctype == "custom":
+        raise unsupported_custom_tool("tool_choice.type")
+    if ctype != "function":
         raise _bad_value("tool_choice.type", ctype, ("function", "custom", "allowed_tools"))
     inner = choice.get(ctype)
     if not isinstance(inner, dict):
@@ -267,6 +273,35 @@ def _tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> Any:
             "tool_choice",
         )
     return {"mode": "named", "name": name}
+
+
+def _allowed(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools the model may call: with `tool_choice.allowed_tools`, only those it lists (by name)."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or choice.get("type") != "allowed_tools":
+        return tools
+    listed = (choice.get("allowed_tools") or {}).get("tools")
+    param = "tool_choice.allowed_tools.tools"
+    if listed is None:
+        raise _missing(param)
+    if not isinstance(listed, list):
+        raise _bad_type(param, "an array of objects", listed)
+    names: list[str] = []
+    for k, entry in enumerate(listed):
+        if not isinstance(entry, dict):
+            raise _bad_type(f"{param}[{k}]", "an object", entry)
+        if entry.get("type") == "custom":
+            raise unsupported_custom_tool(f"{param}[{k}].type")
+        fn = entry.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        name = _string(fn, "name", f"{param}[{k}].function.name", required=True)
+        if not any(t["name"] == name for t in tools):
+            raise RequestError(
+                f"Invalid value for '{param}[{k}]': no function named '{name}' is declared in 'tools'.",
+                f"{param}[{k}]",
+            )
+        names.append(str(name))
+    return [t for t in tools if t["name"] in names]
 
 
 def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -328,6 +363,9 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
     metadata = body.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise _bad_type("metadata", "an object", metadata)
+    tier = _string(body, "service_tier", "service_tier")
+    if tier is not None and tier not in _SERVICE_TIERS:
+        raise _bad_value("service_tier", tier, _SERVICE_TIERS)
 
 
 def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
@@ -375,8 +413,8 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         "api": "chat",
         "model": model,
         "messages": [_message(m, i) for i, m in enumerate(messages)],
-        "tools": tools,
         "tool_choice": _tool_choice(body, tools),
+        "tools": _allowed(body, tools),
         "response_schema": _response_format(body),
         "max_output_tokens": limit if limit is not None else legacy_limit,
         "n": _integer(body, "n", 1, 128) or 1,
@@ -387,4 +425,9 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         "headers": dict(headers),
         "extra": {k: v for k, v in body.items() if k not in _HANDLED},
     }
-    return ModelRequest.from_dict(neutral)
+    try:
+        # `neutral` was just built from a parsed body nobody else holds: from_dict's defensive deep copy
+        # (half the cost of decoding) protects nothing here
+        return ModelRequest.model_validate(neutral)
+    except ValidationError as exc:
+        raise request_error_from(exc) from None

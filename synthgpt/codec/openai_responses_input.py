@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from .errors import unsupported_custom_tool
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
 
@@ -164,6 +165,8 @@ def _tools(value: Any) -> tuple[Tool, ...]:
     for i, t in enumerate(value):
         if not isinstance(t, dict):
             raise type_error(f"tools[{i}]", "an object", t)
+        if t.get("type") == "custom":
+            raise unsupported_custom_tool(f"tools[{i}].type")
         if t.get("type", "function") != "function":
             continue  # hosted tools (web search, file search, …) are run by the provider, not the caller
         if not isinstance(t.get("name"), str) or not t["name"]:
@@ -207,10 +210,49 @@ def _tool_choice(value: Any) -> ToolChoice:
                 code="missing_required_parameter",
             )
         return ToolChoice(mode="named", name=value["name"])
+    if value.get("type") == "custom":
+        raise unsupported_custom_tool("tool_choice.type")
     if value.get("type") == "allowed_tools":
         mode = value.get("mode", "auto")
         return ToolChoice(mode="required" if mode == "required" else "auto")
-    return ToolChoice()  # a hosted tool forced: the caller's function tools are not called
+    # a hosted tool forced (web search, …): the provider would run it and answer, so no function is called
+    return ToolChoice(mode="none")
+
+
+def _undeclared(param: str, name: str) -> RequestError:
+    return RequestError(
+        f"Invalid value for '{param}': no function named '{name}' is declared in 'tools'.",
+        param,
+        code="invalid_value",
+    )
+
+
+def _callable_tools(tools: tuple[Tool, ...], choice: Any) -> tuple[Tool, ...]:
+    """The tools the model may call: with `tool_choice` `allowed_tools`, only the functions it lists.
+    A named function must be declared (as the API requires)."""
+    if not isinstance(choice, dict):
+        return tools
+    if choice.get("type") == "function" and not any(t.name == choice["name"] for t in tools):
+        raise _undeclared("tool_choice", choice["name"])
+    if choice.get("type") != "allowed_tools":
+        return tools
+    listed = choice.get("tools")
+    if not isinstance(listed, list):
+        raise type_error("tool_choice.tools", "an array", listed)
+    names: list[str] = []
+    for k, entry in enumerate(listed):
+        param = f"tool_choice.tools[{k}]"
+        if not isinstance(entry, dict):
+            raise type_error(param, "an object", entry)
+        if entry.get("type") == "custom":
+            raise unsupported_custom_tool(f"{param}.type")
+        if entry.get("type", "function") != "function":
+            continue  # a hosted tool allowed: nothing the caller runs
+        name = entry.get("name")
+        if not isinstance(name, str) or not any(t.name == name for t in tools):
+            raise _undeclared(param, str(name))
+        names.append(name)
+    return tuple(t for t in tools if t.name in names)
 
 
 def _schema(text: Any) -> ResponseSchema | None:
@@ -282,6 +324,9 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
             "max_output_tokens",
             code="integer_below_min_value",
         )
+    for key in ("stop", "stop_sequences"):
+        if key in body:  # Chat and Messages parameters; silently ignoring one would let text run past it
+            raise RequestError(f"Unknown parameter: '{key}'.", key, code="unknown_parameter")
     parallel = _optional(body, "parallel_tool_calls", bool, "a boolean")
     stream = _optional(body, "stream", bool, "a boolean")
     _optional(body, "store", bool, "a boolean")
@@ -289,8 +334,8 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     _optional(body, "previous_response_id", str, "a string")
     _optional(body, "metadata", dict, "an object")
     return {
-        "tools": _tools(body.get("tools")),
         "tool_choice": _tool_choice(body.get("tool_choice")),
+        "tools": _callable_tools(_tools(body.get("tools")), body.get("tool_choice")),
         "response_schema": _schema(body.get("text")),
         "reasoning": _reasoning(body.get("reasoning")),
         "max_output_tokens": max_out,

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
@@ -21,6 +22,7 @@ from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
+from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
@@ -28,6 +30,7 @@ from .routes import API_ROUTES, ApiRoute, api_endpoint
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+_AZURE_PREFIXES = ("/openai", "/openai/v1")  # `AzureOpenAI(api_version=…)` and the v1 surface
 
 log = logging.getLogger("synthgpt.server")
 
@@ -39,13 +42,18 @@ def create_app(
     routes: Sequence[ApiRoute] = API_ROUTES,
     on_startup: Sequence[Callable[[], object]] = (),
     on_shutdown: Sequence[Callable[[], object]] = (),
+    memo_entries: int = DEFAULT_MEMO_ENTRIES,
 ) -> Starlette:
     """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
 
     `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
+    `memo_entries` bounds the memo of encoded answers replayed for repeated requests (`server.memo`;
+    0 turns it off).
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
+    if memo_entries < 0:
+        raise ValueError(f"memo_entries must be >= 0, got {memo_entries}")
     instances: dict[type, WireCodec] = {}
 
     def codec_of(source: WireCodec | type) -> WireCodec:
@@ -61,6 +69,8 @@ def create_app(
         *(route for route, _ in api_routes),
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
+        *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
+        *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
@@ -118,7 +128,9 @@ def create_app(
         routes=all_routes,
         exception_handlers={404: not_found, 405: not_allowed, 500: server_error},
         lifespan=lifespan,
+        middleware=[Middleware(MemoMiddleware)],
     )
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
+    app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
     return app

@@ -7,6 +7,8 @@ path and of a 405 is picked from the request headers by the first matching `Dial
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +19,9 @@ from starlette.responses import Response
 from ..codec.anthropic_messages import MessagesCodec, anthropic_model_info, anthropic_models_page
 from ..codec.base import WireCodec
 from ..codec.openai_chat import ChatCodec
+from ..errors import RequestError
 from ..mock import MockGPT
+from ..rules.matchers import All, Any_, Matcher, Not
 from .responses import error_response, json_response, request_id
 from .routes import model_not_found
 
@@ -30,6 +34,7 @@ __all__ = [
     "dialect_for",
     "get_model",
     "list_models",
+    "rule_named_models",
     "served_models",
 ]
 
@@ -61,7 +66,8 @@ class Dialect:
     """Error bodies and per-answer headers."""
     default_models: tuple[str, ...]
     """Listed when the rules do not restrict the models."""
-    model_list: Callable[[Sequence[str]], dict[str, Any]]
+    model_list: Callable[[Sequence[str], Mapping[str, str]], dict[str, Any]]
+    """The list body for these ids, given the query parameters (Anthropic pages with them)."""
     model_item: Callable[[str], dict[str, Any]]
 
 
@@ -69,7 +75,8 @@ def _openai_model(model_id: str) -> dict[str, Any]:
     return {"id": model_id, "object": "model", "created": MODEL_CREATED, "owned_by": "synthgpt"}
 
 
-def _openai_model_list(ids: Sequence[str]) -> dict[str, Any]:
+def _openai_model_list(ids: Sequence[str], params: Mapping[str, str]) -> dict[str, Any]:
+    # not paginated (WIRE.md §6): the SDK reads `data` once
     return {"object": "list", "data": [_openai_model(i) for i in ids]}
 
 
@@ -80,7 +87,7 @@ ANTHROPIC_DEFAULT_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haik
 
 # Anthropic clients always send `anthropic-version`; OpenAI clients never do.
 ANTHROPIC = Dialect("anthropic", lambda headers: "anthropic-version" in headers, MessagesCodec(),
-                    ANTHROPIC_DEFAULT_MODELS, lambda ids: anthropic_models_page(ids, {}),
+                    ANTHROPIC_DEFAULT_MODELS, anthropic_models_page,
                     anthropic_model_info)  # fmt: skip
 
 DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, OPENAI)
@@ -90,17 +97,64 @@ def dialect_for(headers: Mapping[str, str]) -> Dialect:
     return next(d for d in DIALECTS if d.detect(headers))
 
 
+def _is_glob(name: str) -> bool:
+    return any(c in name for c in "*?[")
+
+
+def rule_named_models(mock: MockGPT) -> list[str]:
+    """Exact model names the rules ask for in their matchers (`model: gpt-x`), in rule order.
+
+    Negated matchers (`~model(...)`) and globs name no model; callables are opaque and name none.
+    """
+    found: list[str] = []
+
+    def walk(matcher: Matcher) -> None:
+        if isinstance(matcher, All | Any_):
+            for part in matcher.parts:
+                walk(part)
+            return
+        text = repr(matcher)
+        if isinstance(matcher, Not) or not (text.startswith("model(") and text.endswith(")")):
+            return
+        try:
+            name = ast.literal_eval(text[len("model(") : -1])
+        except (ValueError, SyntaxError):
+            return
+        if isinstance(name, str) and not _is_glob(name) and name not in found:
+            found.append(name)
+
+    for rule in mock.rules:
+        walk(rule.matcher)
+    return found
+
+
 def served_models(mock: MockGPT, dialect: Dialect) -> list[str]:
-    """The rules' models when they restrict them (glob patterns are not listable, so they are skipped);
-    otherwise the dialect's default list. Listing a model that would then answer 404 would be a lie."""
-    named = [m for m in mock.rules.models if not any(c in m for c in "*?[")]
-    return named if mock.rules.models else list(dialect.default_models)
+    """What `GET /v1/models` lists: the models the rules name, plus the dialect's default list.
+
+    When the rule files restrict the models (`models:`), only what they serve is listed: their exact names,
+    then the rule-named and default models their globs accept. Listing a model that would then answer 404
+    would be a lie, and a glob itself is not a model id.
+    """
+    candidates = list(dict.fromkeys([*rule_named_models(mock), *dialect.default_models]))
+    restricted = mock.rules.models
+    if not restricted:
+        return candidates
+    exact = [m for m in restricted if not _is_glob(m)]
+    globs = [m for m in restricted if _is_glob(m)]
+    globbed = [m for m in candidates if any(fnmatch.fnmatchcase(m, g) for g in globs)]
+    return list(dict.fromkeys([*exact, *globbed]))
 
 
 async def list_models(request: Request) -> Response:
     mock: MockGPT = request.app.state.mock
     dialect = dialect_for(request.headers)
-    return json_response(dialect.model_list(served_models(mock, dialect)))
+    params = dict(request.query_params)
+    try:
+        body = dialect.model_list(served_models(mock, dialect), params)
+    except RequestError as exc:  # e.g. Anthropic's `limit` not an integer
+        rid = request_id(mock.seed, "models", sorted(params.items()))
+        return error_response(dialect.codec, exc, 400, rid)
+    return json_response(body)
 
 
 async def get_model(request: Request) -> Response:
@@ -114,6 +168,4 @@ async def get_model(request: Request) -> Response:
 
 
 def _matches_rules(mock: MockGPT, model_id: str) -> bool:
-    import fnmatch
-
     return any(fnmatch.fnmatchcase(model_id, p) for p in mock.rules.models)

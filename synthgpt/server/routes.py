@@ -15,20 +15,30 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
 from ..codec.embeddings import EmbeddingsCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
-from ..codec.sse import stream_bytes
+from ..codec.sse import plan_wire
 from ..errors import NoRuleMatched, RequestError, SynthGPTError
 from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
-from .responses import codec_headers, error_response, json_response, processing_ms, request_id
+from .memo import MemoEntry, memo_slot
+from .pacing import PacedStream, pacer
+from .responses import (
+    EventStreamBody,
+    codec_headers,
+    error_response,
+    json_response,
+    processing_ms,
+    request_id,
+)
 
 __all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
 
@@ -54,9 +64,11 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/openai/deployments/{deployment}/chat/completions", _CHAT),
     ApiRoute("/v1/responses", ResponsesCodec),
     ApiRoute("/openai/v1/responses", ResponsesCodec),  # Azure OpenAI v1 (`api-key` header accepted)
+    ApiRoute("/openai/responses", ResponsesCodec),  # `AzureOpenAI(api_version=…)` posts here
     ApiRoute("/v1/messages", MessagesCodec()),
     ApiRoute("/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/v1/embeddings", EmbeddingsCodec()),
+    ApiRoute("/openai/deployments/{deployment}/embeddings", EmbeddingsCodec()),
 )
 
 
@@ -106,13 +118,14 @@ def api_endpoint(codec: WireCodec) -> Callable[[Request], Awaitable[Response]]:
 
 async def handle(request: Request, codec: WireCodec) -> Response:
     mock: MockGPT = request.app.state.mock  # read per request: a rule reload may swap it
-    raw_key = (request.url.path, "")
+    path: str = request.scope["path"]  # request.url would build a URL object on every request
+    raw_key = (path, "")
     try:
         raw = await read_body(request, request.app.state.max_body_bytes)
     except BodyTooLarge as exc:
         spec = ErrorSpec(status=413, message=str(exc), type="invalid_request_error", code="request_too_large")
         return error_response(codec, spec, 413, request_id(mock.seed, *raw_key, exc.size))
-    raw_key = (request.url.path, hashlib.blake2b(raw, digest_size=16).hexdigest())
+    raw_key = (path, hashlib.blake2b(raw, digest_size=16).hexdigest())
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError) as exc:
@@ -121,13 +134,21 @@ async def handle(request: Request, codec: WireCodec) -> Response:
             "check that the body is valid JSON and sent with content-type application/json."
         )
         return error_response(codec, err, 400, request_id(mock.seed, *raw_key))
+    pace = pacer()
+    if pace.running:  # let running paced streams' frames out before this request's work
+        await pace.admit()
     req: ModelRequest | None = None
     try:
         req = codec.decode(body, request.headers, request.path_params)
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not _serves(mock, req.model):
             return error_response(codec, model_not_found(req.model), 404, rid)
-        output = await mock.agenerate(req)
+        slot = memo_slot(request.scope)
+        if slot is None or not _plain_generation(mock):
+            slot = None
+            output = await mock.agenerate(req)
+        else:
+            output, record, replayable = mock.generate_traced(req)
     except RequestError as exc:
         rid = request_id(mock.seed, *raw_key)
         return error_response(codec, exc, getattr(exc, "status", 400), rid)  # e.g. 404 unknown previous id
@@ -142,7 +163,39 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
-    return await _answer(codec, req, output, rid)
+    response = await _answer(codec, req, output, rid)
+    if slot is not None and replayable and _replayable_answer(codec, body, output, response):
+        memo, gen, key = slot
+        wire = response.wire if isinstance(response, PacedStream) else None
+        data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
+        entry = MemoEntry(
+            response.status_code, response.raw_headers, bytes(data), mock.rules[record.rule], record,
+            _after_replay(codec, output, req), wire,
+        )  # fmt: skip
+        memo.put(gen, key, entry)
+    return response
+
+
+def _plain_generation(mock: MockGPT) -> bool:
+    """`agenerate` is the engine's own, not wrapped (by a spy, a test double): tracing it is the same."""
+    return "agenerate" not in vars(mock) and type(mock).agenerate is MockGPT.agenerate
+
+
+def _replayable_answer(codec: WireCodec, body: Any, output: ModelOutput, response: Response) -> bool:
+    """An answer sent whole and at once, by a codec whose decoding read no state of its own."""
+    if response.status_code != 200 or output.stream.first_delay_ms > 0 or output.error is not None:
+        return False
+    if type(response) not in (Response, EventStreamBody, PacedStream):
+        return False
+    # a Responses request continuing an earlier answer depends on what the store still holds
+    return not (isinstance(body, dict) and body.get("previous_response_id") is not None)
+
+
+def _after_replay(codec: WireCodec, output: ModelOutput, req: ModelRequest) -> Callable[[], None] | None:
+    """What the codec keeps of an answer (the Responses store), to keep again each time it is replayed."""
+    effect: Callable[[ModelOutput, ModelRequest], Callable[[], None] | None] | None
+    effect = getattr(codec, "replay_effect", None)
+    return None if effect is None else effect(output, req)
 
 
 async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str) -> Response:
@@ -159,7 +212,9 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         frames = codec.frames(output, req)
         headers["cache-control"] = "no-cache"
         headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
-        rest = plan.model_copy(update={"first_delay_ms": 0.0})
-        body = stream_bytes(frames, rest, codec, output, req)
-        return StreamingResponse(body, headers=headers, media_type="text/event-stream")
+        rest = plan if plan.first_delay_ms == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
+        wire = plan_wire(frames, rest, codec, output, req)
+        if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
+            return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
+        return PacedStream(wire, headers)
     return json_response(codec.body(output, req), 200, headers)

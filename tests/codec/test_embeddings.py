@@ -14,7 +14,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.codec.embeddings import EmbeddingsCodec, MissingEmbeddings, encode_vector
-from synthgpt.errors import RequestError, RuleError
+from synthgpt.errors import DrawError, RequestError, RuleError
 from synthgpt.generators.embedding import Embeddings, EmbeddingVectors, embed_text, native_dimensions
 from synthgpt.model import ModelOutput, ModelRequest
 
@@ -232,9 +232,17 @@ def test_encode_vector() -> None:
 def test_a_rule_without_vectors_is_reported() -> None:
     codec = EmbeddingsCodec()
     req = codec.decode({"model": "m", "input": "x"}, {}, {})
-    out = MockGPT(rules=[Rule("text", m.always(), g.just("not vectors"))]).generate(req)
+    # the engine says so when drawing, naming the rule (the server answers a 500 with this message)
     with pytest.raises(
-        MissingEmbeddings, match="rule 'text' answered an embeddings request without one vector"
+        DrawError,
+        match=r"^rule 'text' answered an embeddings request without one vector per input \(0 for 1\); "
+        "use the `embeddings` generator$",
+    ):
+        MockGPT(rules=[Rule("text", m.always(), g.just("not vectors"))]).generate(req)
+    # and the codec refuses to encode an output that has none, however it was built
+    out = ModelOutput(rule="hand-made")
+    with pytest.raises(
+        MissingEmbeddings, match="rule 'hand-made' answered an embeddings request without one vector"
     ):
         codec.body(out, req)
 
