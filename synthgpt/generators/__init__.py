@@ -28,11 +28,12 @@ from .core import (
 )
 from .embedding import Embeddings, EmbeddingVectors
 from .fake import Fake
+from .prose import Prose
 from .registry import REGISTRY, lookup
 from .reply import Answer, Reasoning, Reply, ToolCallGen, to_choice
 from .structured import FromRequestSchema
 from .template import Template
-from .text import HashTokens, LastUser, Paragraph, Prose, Sentence, Summary, Words
+from .text import HashTokens, LastUser, Paragraph, Sentence, Summary, Words
 
 # The combinator classes stay importable for isinstance checks and subclassing.
 __all__ = [

@@ -112,7 +112,7 @@ class Id(Generator[str]):
 
 
 class Uuid(Generator[str]):
-    """A version-4-shaped UUID whose bits come from the seed (never uuid4())."""
+    """A version-4-shaped UUID whose bits come from the seed (never the uuid module's random ones)."""
 
     __slots__ = ()
 

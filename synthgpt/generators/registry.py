@@ -15,9 +15,10 @@ from .basic import Boolean, Choice, Id, Integer, Number, Uuid
 from .core import Generator, Just, Lists, Objects, OneOf, Weighted
 from .embedding import Embeddings
 from .fake import Fake
+from .prose import Prose
 from .reply import Reasoning, Reply, ToolCallGen
 from .template import Template
-from .text import HashTokens, LastUser, Paragraph, Prose, Sentence, Summary, Words
+from .text import HashTokens, LastUser, Paragraph, Sentence, Summary, Words
 
 __all__ = ["REGISTRY", "lookup"]
 

@@ -1,4 +1,6 @@
-"""Text generators: seeded prose, words from the request, and hash-derived filler tokens."""
+"""Text generators: seeded words and sentences, words from the request, and hash-derived filler tokens.
+
+The built-in default answer, `prose`, is in `prose.py`."""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ __all__ = [
     "HashTokens",
     "LastUser",
     "Paragraph",
-    "Prose",
     "Sentence",
     "Summary",
     "Words",
@@ -198,55 +199,3 @@ class HashTokens(Generator[str]):
 
     def __repr__(self) -> str:
         return f"hash_tokens({self.n})"
-
-
-_OPENERS = (
-    "Here is a short answer about {k}.",
-    "Good question about {k}.",
-    "Let me walk through {k}.",
-    "In short, {k} comes down to a few points.",
-    "There are a few things to say about {k}.",
-)
-_BODY = (
-    "The {a} part is how {k} {v} the {w}.",
-    "{A_a} {w} usually {v} {k} over time.",
-    "Most of it {v} {a_a} {w}, and {k} follows from that.",
-    "When {k} {v} the {w}, the result is {a}.",
-    "It helps to treat {k} as {a_a} {w}.",
-)
-_CLOSERS = (
-    "I hope this helps.",
-    "Let me know if you want more detail on {k}.",
-    "That is the gist of {k}.",
-    "Happy to expand on any of this.",
-)
-
-
-class Prose(Generator[str]):
-    """Readable text about the request's own keywords: the built-in default answer."""
-
-    __slots__ = ("hi", "lo")
-
-    def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
-        _check_range("prose", min_sentences, max_sentences)
-        if min_sentences < 2:
-            raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")
-        self.lo, self.hi = min_sentences, max_sentences
-
-    def draw(self, ctx: DrawContext) -> str:
-        rng = ctx.rng
-        keys = keywords(ctx.request.last_user) or ["this"]
-        n = rng.randint(self.lo, self.hi)
-
-        def fill(tpl: str) -> str:
-            # every template draws the same four words, in this order, so seeds keep their meaning
-            k, a, v, w = rng.choice(keys), rng.choice(ADJECTIVES), rng.choice(VERBS), rng.choice(WORDS)
-            return tpl.format(k=k, a=a, v=v, w=w, a_a=with_article(a), A_a=with_article(a, capital=True))
-
-        parts = [fill(rng.choice(_OPENERS))]
-        parts += [fill(rng.choice(_BODY)) for _ in range(n - 2)]
-        parts.append(fill(rng.choice(_CLOSERS)))
-        return " ".join(parts)
-
-    def __repr__(self) -> str:
-        return f"prose({self.lo}, {self.hi})"

@@ -20,9 +20,9 @@ from typing import Any
 
 from ..generators.core import DrawContext, Generator
 from ..generators.embedding import Embeddings
+from ..generators.prose import Prose
 from ..generators.reply import Answer, ToolCallGen, to_choice
 from ..generators.structured import FromRequestSchema
-from ..generators.text import Prose
 from ..model import ModelRequest
 from ..tokens import count_tokens
 from .matchers import Matcher, always, api, has_tool_result, has_tools, last_user, tool_choice, wants_schema

@@ -1,0 +1,289 @@
+"""The built-in default answer: readable text shaped by what the last user message asks for.
+
+The answer is about the message's own topic (its longest run of content words, so "tide pools" stays one
+phrase) and takes the shape a chat model would give: a greeting back, numbered steps for a how-to, a
+bulleted list for ideas or tips, a table for a comparison, a fenced code block for a code request, and
+paragraphs otherwise. Every choice is drawn from the context's RNG, in a fixed order.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..errors import RuleError
+from .core import DrawContext, Generator
+from .text import ADJECTIVES, WORDS, with_article
+
+__all__ = ["Prose", "answer_shape", "topic"]
+
+# Words that never make a topic: function words, and the verbs people use to ask for something.
+_NOT_TOPIC = frozenset(
+    """
+    a an the and or but nor so yet if then than that this these those there here it its it's i i'm me my
+    we our you your he she they them their his her what which who whom whose when where why how is are
+    was were be been being am do does did doing done have has had having can could should would will
+    shall may might must not no yes to of in on at by for from with about into onto over under between
+    among through during before after above below up down out off again further once also just only
+    very too more most less least much many some any all each every both few other such own same please
+    tell explain give make show write describe list help know want need like get got let lets use using
+    what's that's it's there's here's who's how's where's don't doesn't can't won't isn't aren't i'd i've
+    summarise summarize summary translate rewrite review fix create build generate find check
+    thanks thank hello hi hey ok okay sure something anything thing things way ways quick short brief
+    simple good best better new really kind sort lot lots able
+    step steps idea ideas tip tips example examples option options difference differences compare
+    versus vs code function script snippet program implement
+    """.split()  # noqa: SIM905 - word lists read best as one string
+)
+_WORD = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
+
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|good (morning|afternoon|evening))\b[\s!.,]*(there)?[\s!.,]*$", re.I
+)
+_CODE = re.compile(
+    r"```|\b(code|function|script|snippet|implement|python|javascript|typescript|sql|bash|shell|regex|"
+    r"class|method|program)\b",
+    re.I,
+)
+_STEPS = re.compile(r"\b(how (do|can|should) (i|we|you)|how to|steps?|guide|walk me through|set ?up)\b", re.I)
+_LIST = re.compile(r"\b(list|ideas?|tips?|ways|options|examples|suggestions?|recommend\w*)\b", re.I)
+_COMPARE = re.compile(r"\b(vs\.?|versus|compare|comparison|difference between|better than)\b", re.I)
+_SIDES = (
+    re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)(?:[?.!,]|$)", re.I),
+    re.compile(r"\bcompare\s+(.+?)\s+(?:and|with|to)\s+(.+?)(?:[?.!,]|$)", re.I),
+    re.compile(r"(\S+(?:\s+\S+)?)\s+(?:vs\.?|versus)\s+(\S+(?:\s+\S+)?)", re.I),
+)
+_LANGS = (
+    ("python", re.compile(r"\bpython|\.py\b|pandas|django|flask", re.I)),
+    ("typescript", re.compile(r"\btypescript|\.ts\b|angular", re.I)),
+    ("javascript", re.compile(r"\bjavascript|\bjs\b|node|react|\.js\b", re.I)),
+    ("sql", re.compile(r"\bsql|query|postgres|mysql|sqlite|table", re.I)),
+    ("bash", re.compile(r"\bbash|shell|terminal|command line|cli\b", re.I)),
+)
+
+
+_DETERMINERS = {"a": "a", "an": "an", "the": "the", "my": "your", "our": "your", "your": "my"}
+
+
+def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
+    """The phrase `text` is about: its longest run of up to `limit` content words ("tide pools").
+
+    A determiner just before the run comes along, turned to the answer's point of view ("my dog" is
+    "your dog"); names keep their capitals ("Lisbon", "TCP"), the first word of `text` too when
+    `names_first`.
+    """
+    best: list[str] = []
+    run: list[str] = []
+    before = ""
+    words = _WORD.findall(text)
+    for i, word in enumerate([*words, ""]):
+        low = word.lower()
+        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit() and len(run) < limit:
+            if not run:
+                before = words[i - 1].lower() if i else ""
+            keep = (word.isupper() and len(word) > 1) or (word[:1].isupper() and (i > 0 or names_first))
+            run.append(word if keep else low)
+            continue
+        if len(run) > len(best):
+            best = [_DETERMINERS[before], *run] if before in _DETERMINERS else run
+        run = []
+        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit():
+            before = words[i - 1].lower() if i else ""
+            run = [word if word[:1].isupper() and i > 0 else low]
+    return " ".join(best) if best else "this"
+
+
+def answer_shape(text: str) -> str:
+    """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
+    if _GREETING.match(text):
+        return "greeting"
+    for shape, pattern in (("code", _CODE), ("compare", _COMPARE), ("steps", _STEPS), ("list", _LIST)):
+        if pattern.search(text):
+            return shape
+    return "prose"
+
+
+_OPENERS = (
+    "Here is a short overview of {t}.",
+    "Good question: {t} comes down to a few ideas.",
+    "Sure, let me walk you through {t}.",
+    "There are a few things worth knowing about {t}.",
+    "In short, {t} is mostly about a {a} {n}.",
+)
+_BODY = (
+    "The first thing to look at with {t} is the {n}, because it sets the {m} for everything else.",
+    "In practice, what matters most for {t} is a {a} {n}, more than any single {m}.",
+    "A common mistake is to treat {t} as a fixed {n}; it behaves more like a {a} {m}.",
+    "If the {n} changes, expect the {m} around {t} to change with it.",
+    "Most people start with the {n} and only later notice how much the {m} matters.",
+    "It is worth checking the {n} early, because small differences there add up.",
+    "For {t}, a {a} {n} usually works better than a clever {m}.",
+    "Keep the {n} and the {m} separate, and {t} gets much easier to reason about.",
+    "A good test is whether the {n} still makes sense when the {m} is different.",
+)
+_CLOSERS = (
+    "I hope this helps. Let me know if you want more detail on {t}.",
+    "Happy to go deeper on any part of this.",
+    "If you share more about your situation, I can be more specific.",
+    "That covers the main points about {t}.",
+)
+_COMPARE_OPENERS = (
+    "Here is how {l} and {r} compare.",
+    "{l} and {r} overlap more than it seems, but they differ in a few places.",
+    "Side by side, {l} and {r} look like this.",
+)
+_VERDICTS = (
+    "Pick {l} when the {n} matters most, and {r} when the {m} does.",
+    "In short: {l} for a {a} {n}, {r} when the {m} comes first.",
+    "Neither is better everywhere; it depends on whether the {n} or the {m} matters more to you.",
+)
+_GREETINGS = (
+    "Hello! How can I help you today?",
+    "Hi there! What would you like to talk about?",
+    "Hey! What can I do for you?",
+)
+_STEP_LINES = (
+    "Check the {n} first and note anything {a}.",
+    "Set up the {n}, keeping the {m} as {a} as you can.",
+    "Apply the change to one {n} and watch the {m}.",
+    "Compare the {m} with what you expected.",
+    "Repeat for the remaining {n}s, one at a time.",
+    "Write down the {m} so the next run is quicker.",
+)
+_LIST_LINES = (
+    "keep the {n} {a} and easy to change.",
+    "start from the {m} you already have.",
+    "review the {n} once a week.",
+    "pair each {n} with a clear {m}.",
+    "drop any {n} that no longer earns its place.",
+    "share the {m} early and ask for feedback.",
+)
+_CODE_BODIES = {
+    "python": (
+        "def {f}(items: list[dict]) -> list[dict]:\n"
+        '    """Return the {t} entries whose {n} is set, ordered by {m}."""\n'
+        '    ready = [item for item in items if item.get("{n}")]\n'
+        '    return sorted(ready, key=lambda item: item.get("{m}", 0))\n'
+    ),
+    "typescript": (
+        "export function {F}(items: Array<Record<string, unknown>>): Array<Record<string, unknown>> {{\n"
+        "  // the {t} entries whose {n} is set, ordered by {m}\n"
+        '  return items.filter((item) => item["{n}"]).sort((a, b) => Number(a["{m}"]) - Number(b["{m}"]));\n'
+        "}}\n"
+    ),
+    "javascript": (
+        "function {F}(items) {{\n"
+        "  // the {t} entries whose {n} is set, ordered by {m}\n"
+        "  return items.filter((item) => item.{n}).sort((a, b) => a.{m} - b.{m});\n"
+        "}}\n"
+    ),
+    "sql": "SELECT *\nFROM {f}\nWHERE {n} IS NOT NULL\nORDER BY {m};\n",
+    "bash": '#!/usr/bin/env bash\nset -euo pipefail\nfor f in ./{f}/*; do\n  echo "{n}: $f"\ndone\n',
+}
+
+
+class _Words:
+    """Draws the words a template needs, always the same number in the same order per template."""
+
+    def __init__(self, rng: random.Random, subject: str) -> None:
+        self.rng = rng
+        self.subject = subject
+
+    def fill(self, template: str) -> str:
+        rng = self.rng
+        adjective, noun, other = rng.choice(ADJECTIVES), rng.choice(WORDS), rng.choice(WORDS)
+        if other == noun:
+            other = WORDS[(WORDS.index(noun) + 1) % len(WORDS)]
+        text = template.format(t=self.subject, a=adjective, n=noun, m=other)
+        # "a" before an adjective that wants "an" is fixed here, once, for every template
+        return re.sub(r"\b([Aa]) (\w+)", lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
+
+
+def _identifier(subject: str) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", subject.lower()) if w not in _DETERMINERS] or ["items"]
+    return "_".join(words)
+
+
+class Prose(Generator[str]):
+    """Readable text about the request's own topic, shaped like its question: the built-in default answer.
+
+    `min_sentences`..`max_sentences` bounds the sentences (or list items, plus an opener and a closer).
+    """
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
+        if min_sentences < 0 or min_sentences > max_sentences:
+            raise RuleError(f"`prose` takes 0 <= min <= max, got {min_sentences} and {max_sentences}")
+        if min_sentences < 2:
+            raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")
+        self.lo, self.hi = min_sentences, max_sentences
+
+    def draw(self, ctx: DrawContext) -> str:
+        rng = ctx.rng
+        asked = ctx.request.last_user
+        subject = topic(asked)
+        words = _Words(rng, subject)
+        n = rng.randint(self.lo, self.hi)
+        shape = answer_shape(asked)
+        if shape == "greeting":
+            return rng.choice(_GREETINGS)
+        opener = words.fill(rng.choice(_OPENERS))
+        closer = words.fill(rng.choice(_CLOSERS))
+        middle = max(n - 2, 1)
+        if shape == "steps":
+            lines = [f"{i}. {words.fill(line)}" for i, line in enumerate(_pick(rng, _STEP_LINES, middle), 1)]
+            return f"{opener}\n\n" + "\n".join(lines) + f"\n\n{closer}"
+        if shape == "list":
+            items = [words.fill(line) for line in _pick(rng, _LIST_LINES, middle)]
+            bullets = [f"- **{rng.choice(ADJECTIVES).capitalize()} {rng.choice(WORDS)}**: {i}" for i in items]
+            return f"{opener}\n\n" + "\n".join(bullets) + f"\n\n{closer}"
+        if shape == "compare":
+            return self._compare(rng, words, asked, closer, middle)
+        if shape == "code":
+            return self._code(rng, words, asked, subject, opener, closer)
+        body = [words.fill(line) for line in _pick(rng, _BODY, n - 2)]
+        if len(body) >= 3:  # longer answers read as two paragraphs
+            half = (len(body) + 1) // 2
+            return " ".join([opener, *body[:half]]) + "\n\n" + " ".join([*body[half:], closer])
+        return " ".join([opener, *body, closer])
+
+    @staticmethod
+    def _compare(rng: random.Random, words: _Words, asked: str, closer: str, rows: int) -> str:
+        left, right = "the first option", "the second option"
+        for pattern in _SIDES:
+            found = pattern.search(asked)
+            if found:
+                left, right = (topic(side, limit=3, names_first=True) for side in found.groups())
+                break
+        opener = rng.choice(_COMPARE_OPENERS).format(l=left, r=right)
+        header = f"| | {left} | {right} |\n|---|---|---|"
+        lines = [
+            f"| {rng.choice(WORDS)} | {rng.choice(ADJECTIVES)} | {rng.choice(ADJECTIVES)} |"
+            for _ in range(max(rows, 2))
+        ]
+        verdict = words.fill(rng.choice(_VERDICTS).replace("{l}", left).replace("{r}", right))
+        return f"{opener}\n\n{header}\n" + "\n".join(lines) + f"\n\n{verdict} {closer}"
+
+    @staticmethod
+    def _code(
+        rng: random.Random, words: _Words, asked: str, subject: str, opener: str, closer: str
+    ) -> str:
+        lang = next((name for name, pattern in _LANGS if pattern.search(asked)), "python")
+        noun, other = rng.choice(WORDS), rng.choice(WORDS)
+        name = _identifier(subject)
+        camel = name.split("_")[0] + "".join(p.capitalize() for p in name.split("_")[1:])
+        code = _CODE_BODIES[lang].format(f=name, F=camel, t=subject, n=noun, m=other)
+        explain = words.fill(rng.choice(_BODY))
+        return f"{opener}\n\n```{lang}\n{code}```\n\n{explain} {closer}"
+
+    def __repr__(self) -> str:
+        return f"prose({self.lo}, {self.hi})"
+
+
+def _pick(rng: random.Random, lines: tuple[str, ...], k: int) -> list[str]:
+    """`k` distinct lines in a drawn order (repeating the pool only when `k` exceeds it)."""
+    out: list[str] = []
+    while len(out) < k:
+        out += rng.sample(lines, min(k - len(out), len(lines)))
+    return out

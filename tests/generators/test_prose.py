@@ -1,0 +1,100 @@
+"""The built-in default answer: its topic, its shape, and the whole text for representative prompts."""
+
+from __future__ import annotations
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from synthgpt import MockGPT, Rule
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.errors import RuleError
+from synthgpt.generators.prose import answer_shape, topic
+
+PROMPTS = {
+    "prose": "Tell me about tide pools",
+    "greeting": "hi",
+    "steps": "How do I set up a Postgres replica?",
+    "list": "Give me some ideas for a birthday party",
+    "compare": "What is the difference between TCP and UDP?",
+    "compare_vs": "Compare React vs Vue",
+    "code": "Write a Python function that parses CSV files",
+    "code_sql": "Write an SQL query for the orders table",
+    "possessive": "My dog keeps barking at night, why?",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tell me about tide pools", "tide pools"),
+        ("What's the weather in Lisbon?", "the weather"),
+        ("My dog keeps barking at night", "your dog keeps barking"),
+        ("Can you review your answer", "my answer"),
+        ("How does TCP work?", "TCP work"),
+        ("Is it true that Lisbon is old?", "true"),
+        ("hi", "this"),
+        ("", "this"),
+        ("42 99", "this"),
+    ],
+)
+def test_topic(text: str, expected: str) -> None:
+    assert topic(text) == expected
+
+
+def test_topic_keeps_a_leading_name_only_when_asked() -> None:
+    assert topic("React") == "react"
+    assert topic("React", names_first=True) == "React"
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("Hello there!", "greeting"),
+        ("hello, can you explain caching?", "prose"),
+        ("Write a bash script to rotate logs", "code"),
+        ("Python vs Go for CLIs", "code"),  # a language name reads as a code question first
+        ("Postgres versus MySQL", "compare"),
+        ("How to bake bread", "steps"),
+        ("Any tips for interviews?", "list"),
+        ("Why is the sky blue?", "prose"),
+    ],
+)
+def test_answer_shape(text: str, shape: str) -> None:
+    assert answer_shape(text) == shape
+
+
+def _answers(seed: int) -> dict[str, str]:
+    mock = MockGPT(seed=seed, rules=[Rule("p", m.always(), g.prose())])
+    return {
+        name: mock.generate({"model": "gpt-4o", "messages": [{"role": "user", "content": text}]}).text
+        for name, text in PROMPTS.items()
+    }
+
+
+def test_answers_snapshot(snapshot: SnapshotAssertion) -> None:
+    assert _answers(0) == snapshot
+
+
+def test_answers_depend_on_the_seed_only() -> None:
+    first, again, other = _answers(0), _answers(0), _answers(1)
+    assert first == again
+    assert [k for k in first if first[k] == other[k]] == []
+
+
+def test_shapes_are_markdown_a_frontend_can_render() -> None:
+    out = _answers(3)
+    assert "\n1. " in out["steps"] and "\n2. " in out["steps"]
+    assert out["list"].count("\n- **") >= 1
+    assert "| | TCP | UDP |\n|---|---|---|\n" in out["compare"]
+    assert "| | React | Vue |" in out["compare_vs"]
+    assert "```python\ndef parses_csv_files(" in out["code"]
+    assert "```sql\nSELECT *\nFROM sql_query\n" in out["code_sql"]
+    assert "your dog" in out["possessive"]
+
+
+def test_bounds_are_checked() -> None:
+    with pytest.raises(RuleError, match="at least 2 sentences"):
+        g.prose(1, 3)
+    with pytest.raises(RuleError, match="0 <= min <= max"):
+        g.prose(5, 3)
