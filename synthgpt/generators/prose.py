@@ -33,7 +33,7 @@ _NOT_TOPIC = frozenset(
     simple good best better new really kind sort lot lots able
     step steps idea ideas tip tips example examples option options difference differences compare
     versus vs code function script snippet program implement
-    """.split()  # noqa: SIM905 - word lists read best as one string
+    """.split()
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
 

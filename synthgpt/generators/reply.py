@@ -11,6 +11,7 @@ from ..errors import DrawError, RuleError
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
 from .core import DrawContext, Generator, lift
+from .request_args import fill_from_request
 from .text import ADJECTIVES, keywords, with_article
 
 __all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "call_id", "dumps", "to_choice"]
@@ -71,6 +72,7 @@ class ToolCallGen(Generator[ToolCallPart]):
                 from .schema import FromSchema  # local: schema generation is only needed here
 
                 args = FromSchema(tool.parameters).draw(ctx.fork("args"))
+                args = fill_from_request(args, tool.parameters, req.last_user)
         text = args if isinstance(args, str) else dumps(args)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 

@@ -22,7 +22,7 @@ __all__ = [
     "with_article",
 ]
 
-WORDS = (  # noqa: SIM905 - word lists read best as one string
+WORDS = (
     "account action answer approach area aspect balance basis benefit budget case change choice claim "
     "client code context cost data decision design detail effect effort element energy event example "
     "factor feature field figure focus form function goal growth guide habit idea image impact issue "
@@ -33,16 +33,16 @@ WORDS = (  # noqa: SIM905 - word lists read best as one string
     "stage standard state step story structure style system table task team term test theme time tool "
     "topic track trend type unit update value version view volume way window word work"
 ).split()
-ADJECTIVES = (  # noqa: SIM905 - word lists read best as one string
+ADJECTIVES = (
     "clear simple useful careful direct practical steady broad quick common solid small large early late "
     "main local general specific reliable flexible modest strong light gradual"
 ).split()
-VERBS = (  # noqa: SIM905 - word lists read best as one string
+VERBS = (
     "supports improves shapes explains covers frames guides reflects changes limits drives follows "
     "balances connects extends reduces defines tracks signals"
 ).split()
 _STOP = frozenset(
-    "about above after again also another because been before being below between both could does doing "  # noqa: SIM905
+    "about above after again also another because been before being below between both could does doing "
     "down during each from further have having here into itself just more most much only other over "
     "same should some such than that their them then there these they this those through under until "
     "very what when where which while will with would your yours please tell explain give make show "

@@ -1,0 +1,62 @@
+"""Default tool calls fill place- and query-like fields from what the user said, staying schema-valid."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from synthgpt import MockGPT
+from synthgpt.generators.request_args import fill_from_request, place_name
+
+WEATHER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "unit": {"type": "string", "enum": ["c", "f"]},
+        "query": {"type": "string", "maxLength": 40},
+    },
+    "required": ["city", "unit", "query"],
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("What's the weather in Lisbon?", "Lisbon"),
+        ("Book a flight from São Paulo to New York", "São Paulo"),
+        ("Any good food near NYC tonight", "NYC"),
+        ("what's the weather in lisbon", None),
+        ("Tell me about tide pools", None),
+    ],
+)
+def test_place_name(text: str, place: str | None) -> None:
+    assert place_name(text) == place
+
+
+def test_fills_only_fields_it_can_fill_validly() -> None:
+    drawn = {"city": "North Ryan", "unit": "f", "query": "x"}
+    out = fill_from_request(drawn, WEATHER, "What's the weather in Lisbon?")
+    assert out == {"city": "Lisbon", "unit": "f", "query": "weather"}
+    assert drawn == {"city": "North Ryan", "unit": "f", "query": "x"}  # the input is not changed
+    short = {**WEATHER, "properties": {**WEATHER["properties"], "query": {"type": "string", "maxLength": 3}}}
+    too_long = fill_from_request(drawn, short, "Check the weather in Rome")
+    assert too_long == {"city": "Rome", "unit": "f", "query": "x"}
+    # an enum, a format or a pattern is never overwritten
+    strict = {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris"]}}}
+    assert fill_from_request({"city": "Paris"}, strict, "weather in Lisbon") == {"city": "Paris"}
+    assert fill_from_request({"city": "Paris"}, WEATHER, "") == {"city": "Paris"}
+
+
+def test_the_built_in_tool_call_uses_the_request() -> None:
+    mock = MockGPT(seed=0)
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
+    out = mock.generate(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Lisbon?"}], "tools": tools}
+    )
+    (call,) = out.tool_calls
+    args = json.loads(call.arguments)
+    jsonschema.validate(args, WEATHER)
+    assert args["city"] == "Lisbon" and args["query"] == "weather"
