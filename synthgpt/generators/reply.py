@@ -11,8 +11,9 @@ from ..errors import DrawError, RuleError
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
 from .core import DrawContext, Generator, lift
+from .prose import answer_shape, topic
 from .request_args import fill_from_request
-from .text import ADJECTIVES, keywords, with_article
+from .text import ADJECTIVES, with_article
 
 __all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "call_id", "dumps", "to_choice"]
 
@@ -82,6 +83,21 @@ class ToolCallGen(Generator[ToolCallPart]):
         return f"tool_call({self.name!r}, {self.args!r})"
 
 
+_WANTS = {
+    "greeting": "It is a greeting, so a short friendly reply is enough.",
+    "code": "They want working code, so a short example with a sentence of explanation fits.",
+    "compare": "They want a comparison, so a side-by-side view will be clearest.",
+    "steps": "They want to know how to do it, so numbered steps fit best.",
+    "list": "They want options, so a short list is the right shape.",
+    "prose": "They want an explanation, so a few clear sentences should do.",
+}
+_PLANS = (
+    "I will keep the answer focused.",
+    "I will start with the most useful point and stay brief.",
+    "I will avoid jargon and check nothing important is missing.",
+)
+
+
 class Reasoning(Generator[ReasoningPart]):
     """A short seeded chain of thought about the request, with a seeded signature."""
 
@@ -95,16 +111,17 @@ class Reasoning(Generator[ReasoningPart]):
             text = str(self.text.draw(ctx.fork("text")))
         else:
             rng = ctx.rng
-            keys = keywords(ctx.request.last_user) or ["the question"]
-            k = rng.choice(keys)
+            asked = ctx.request.last_user
+            subject = topic(asked)
             kind = with_article(rng.choice(ADJECTIVES), capital=True)
             steps = [
-                f"The user is asking about {k}.",
+                f"The user is asking about {'the question' if subject == 'this' else subject}.",
+                _WANTS[answer_shape(asked)],
                 f"{kind} answer should cover the main points first.",
             ]
             if ctx.request.tools:
                 steps.append(f"The {ctx.request.tools[0].name} tool may help here.")
-            steps.append("I will keep the answer focused.")
+            steps.append(rng.choice(_PLANS))
             text = " ".join(steps)
         return ReasoningPart(text=text, signature=token_from_seed(ctx.fork("signature").seed, 64))
 
