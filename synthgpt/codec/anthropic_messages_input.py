@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from .common import check_schema
 
 __all__ = ["decode_messages_request"]
 
@@ -28,6 +29,13 @@ _MIN_THINKING_BUDGET = 1024
 
 def _fail(param: str, message: str) -> RequestError:
     return RequestError(f"{param}: {message}", param)
+
+
+def _check_schema(schema: dict[str, Any], param: str, subject: str) -> None:
+    try:
+        check_schema(schema, param, subject)
+    except RequestError as exc:  # Anthropic words its messages `param: message`
+        raise _fail(param, exc.message) from None
 
 
 def _need(body: Mapping[str, Any], key: str, kind: type, what: str, prefix: str = "") -> Any:
@@ -202,6 +210,7 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         schema = t.get("input_schema")
         if not isinstance(schema, dict):
             raise _fail(f"tools.{i}.input_schema", "Field required")
+        _check_schema(schema, f"tools.{i}.input_schema", f"tool '{t['name']}'")
         try:
             tools.append(
                 Tool(name=t["name"], description=t.get("description") or "", parameters=schema,
@@ -269,4 +278,5 @@ def _schema(body: Mapping[str, Any]) -> ResponseSchema | None:
         or not isinstance(fmt.get("schema"), dict)
     ):
         raise _fail("output_config.format", "Input should be {'type': 'json_schema', 'schema': {...}}")
+    _check_schema(fmt["schema"], "output_config.format.schema", "output_config.format")
     return ResponseSchema(kind="json_schema", name="output", schema_=fmt["schema"], strict=True)

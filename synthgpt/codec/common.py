@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["dumps", "private_headers"]
+from ..errors import RequestError
+
+__all__ = ["MAX_JSON_DEPTH", "check_schema", "dumps", "json_depth", "parse_json_body", "private_headers"]
+
+MAX_JSON_DEPTH = 128
+"""How deeply a request body may nest arrays and objects. Far more than any real request needs, and far
+enough under what the request model can serialize (pydantic stops near 255) and what the recursive
+schema and template code can walk, that a deep body is refused up front instead of failing mid-answer."""
 
 _PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
 
@@ -14,6 +22,101 @@ _PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie",
 def dumps(value: Any) -> str:
     """JSON as it goes on the wire: compact, UTF-8, key order kept."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+_NOT_JSON = (
+    "The API expects a JSON object; check that the body is valid JSON and sent with content-type "
+    "application/json."
+)
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """A request body parsed as JSON; RequestError (no param) when it is not JSON or not Unicode text.
+
+    JSON on the wire is UTF-8 (RFC 8259). `json.loads(bytes)` would also take UTF-16 and UTF-32, and decode
+    UTF-8-encoded surrogates, and the parser accepts an escaped lone surrogate (`"\\ud800"`): none of these
+    is text a UTF-8 answer can hold, and each would fail later, when the request is hashed or echoed. The
+    providers refuse such a body as invalid JSON (Anthropic: "no low surrogate in string"); so does this.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RequestError(
+            f"We could not parse the JSON body of your request: byte {exc.start} is not valid UTF-8. "
+            + _NOT_JSON
+        ) from None
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise RequestError(f"We could not parse the JSON body of your request ({exc}). {_NOT_JSON}") from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:  # rare: only then is the check paid
+        try:
+            json.dumps(body, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            found = _LONE_SURROGATE.search(text)
+            where = ""
+            if found is not None:
+                line = text.count("\n", 0, found.start()) + 1
+                column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+                where = f" at line {line} column {column}"
+            raise RequestError(
+                f"We could not parse the JSON body of your request: a lone surrogate escape{where} is not "
+                "valid Unicode text. Escape both halves of a surrogate pair, or send the character as UTF-8."
+            ) from None
+    # brackets bound the depth from above: only a body with many of them is walked
+    brackets = text.count("[") + text.count("{")
+    if brackets > MAX_JSON_DEPTH and json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise RequestError(
+            f"The JSON body of your request nests arrays and objects more than {MAX_JSON_DEPTH} levels deep. "
+            "Flatten the request: no API input needs that much nesting."
+        )
+    return body
+
+
+def json_depth(value: Any, stop: int) -> int:
+    """How many levels of arrays and objects `value` nests (a scalar: 0), counting no further than
+    `stop + 1`. Iterative, so any depth the parser accepted can be measured."""
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > stop:
+                return deepest
+        todo.extend((child, depth) for child in item if isinstance(child, dict | list))
+    return deepest
+
+
+def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool = False) -> None:
+    """Refuse (RequestError naming `param`) a request's schema that synthgpt cannot draw documents from;
+    `tool`: the schema is a function's parameters (OpenAI's code `invalid_function_parameters`).
+
+    Checked when the request is decoded, whichever rule then answers: a request is accepted or refused
+    for what it is, not for which rule happened to match. The check is cached per distinct schema.
+    """
+    from ..errors import SchemaError
+    from ..generators.structured import compiled_schema
+
+    try:
+        compiled_schema(schema)
+    except SchemaError as exc:
+        raise RequestError(
+            f"Invalid schema for {subject}: {exc}. synthgpt draws documents from a subset of JSON Schema; "
+            "remove or rewrite that part of the schema.",
+            param,
+            code="invalid_function_parameters" if tool else None,
+        ) from None
 
 
 def private_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import RequestError, SynthGPTError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
+from ..tokens import count_tokens
 from .base import Frame
 from .common import dumps, private_headers
 from .errors import openai_error_body
@@ -27,6 +28,8 @@ __all__ = ["EmbeddingsCodec", "MissingEmbeddings", "encode_vector"]
 
 _MAX_INPUTS = 2048
 _MAX_DIMENSIONS = 16384
+_MAX_INPUT_TOKENS = 8192  # the context of OpenAI's embedding models
+_MAX_REQUEST_TOKENS = 300_000  # OpenAI's limit on all inputs of one request together
 _FORMATS = ("float", "base64")
 
 
@@ -53,6 +56,7 @@ def _inputs(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         if not value:
             raise RequestError("'$.input' is invalid. Please check the API reference.", "input")
+        _check_length(count_tokens(value), "input")
         return (value,)
     if not isinstance(value, list):
         raise type_error("input", "a string or an array", value)
@@ -63,18 +67,40 @@ def _inputs(value: Any) -> tuple[str, ...]:
             f"'$.input' is invalid: at most {_MAX_INPUTS} inputs are allowed, got {len(value)}.", "input"
         )
     if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        _check_length(len(value), "input")
         return (_token_text(value, "input"),)  # one input given as token ids
     out: list[str] = []
+    total = 0
     for i, v in enumerate(value):
         if isinstance(v, str):
             if not v:
                 raise RequestError(f"'$.input[{i}]' is invalid: empty string.", f"input[{i}]")
+            total += _check_length(count_tokens(v), f"input[{i}]")
             out.append(v)
         elif isinstance(v, list):
+            total += _check_length(len(v), f"input[{i}]")
             out.append(_token_text(v, f"input[{i}]"))
         else:
             raise type_error(f"input[{i}]", "a string or an array of token ids", v)
+    if total > _MAX_REQUEST_TOKENS:
+        raise RequestError(
+            f"Requested {total} tokens, max {_MAX_REQUEST_TOKENS} tokens per request", "input",
+            code="max_tokens_per_request",
+        )
     return tuple(out)
+
+
+def _check_length(tokens: int, param: str) -> int:
+    """`tokens`, if one input of that many fits the model (a longer one would also take synthgpt
+    seconds per thousand tokens to embed, holding up every other request)."""
+    if tokens > _MAX_INPUT_TOKENS:
+        raise RequestError(
+            f"This model's maximum context length is {_MAX_INPUT_TOKENS} tokens, however you requested "
+            f"{tokens} tokens ({tokens} in your prompt; 0 for the completion). Please reduce your prompt; or "
+            "completion length.",
+            param,
+        )
+    return tokens
 
 
 class EmbeddingsCodec:

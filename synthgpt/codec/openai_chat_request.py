@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import ModelRequest, request_error_from
+from .common import check_schema
 from .errors import unsupported_custom_tool
 
 __all__ = ["decode_chat_request", "type_name"]
@@ -234,6 +235,8 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         strict = fn.get("strict")
         if strict is not None and not isinstance(strict, bool):
             raise _bad_type(f"{tp}.function.strict", "a boolean", strict)
+        if params is not None:
+            check_schema(params, f"{tp}.function.parameters", f"function '{name}'", tool=True)
         out.append({"name": name, "description": description, "parameters": params, "strict": strict})
     return out
 
@@ -333,6 +336,8 @@ def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
     strict = js.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise _bad_type("response_format.json_schema.strict", "a boolean", strict)
+    if schema is not None:
+        check_schema(schema, "response_format.json_schema.schema", f"response_format '{name}'")
     return {"kind": "json_schema", "name": name, "schema": schema, "strict": bool(strict)}
 
 

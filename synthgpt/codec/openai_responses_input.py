@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from .common import check_schema
 from .errors import unsupported_custom_tool
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
@@ -178,6 +179,8 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         params = t.get("parameters")
         if params is not None and not isinstance(params, dict):
             raise type_error(f"tools[{i}].parameters", "an object", params)
+        if params is not None:
+            check_schema(params, f"tools[{i}].parameters", f"function '{t['name']}'", tool=True)
         try:
             tools.append(
                 Tool.model_validate({k: t.get(k) for k in ("name", "description", "parameters", "strict")})
@@ -286,6 +289,7 @@ def _schema(text: Any) -> ResponseSchema | None:
             )
         if not isinstance(fmt[key], expected):
             raise type_error(f"text.format.{key}", _TYPE_NAMES[expected], fmt[key])
+    check_schema(fmt["schema"], "text.format.schema", f"text.format '{fmt['name']}'")
     return ResponseSchema(
         kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
     )

@@ -71,8 +71,12 @@ class ToolCallGen(Generator[ToolCallPart]):
                 args = {}
             else:
                 from .schema import FromSchema  # local: schema generation is only needed here
+                from .structured import undrawable_request_schema
 
-                args = FromSchema(tool.parameters).draw(ctx.fork("args"))
+                try:
+                    args = FromSchema(tool.parameters).draw(ctx.fork("args"))
+                except DrawError as exc:  # the request's own schema allows nothing drawable
+                    raise undrawable_request_schema(req, exc, tool.name) from None
                 args = fill_from_request(args, tool.parameters, req.last_user)
         text = args if isinstance(args, str) else dumps(args)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)

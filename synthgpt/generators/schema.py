@@ -12,6 +12,7 @@ import copy
 import difflib
 import math
 import random
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -44,11 +45,22 @@ _KEYWORDS = frozenset(
 _ANNOTATIONS = frozenset(
     _names("title description default examples $schema $id $comment readOnly writeOnly deprecated")
 )
+# what a $ref's siblings and a branch's parent do not pass on: notes, and definitions (which only $refs
+# read; merged along, every merge would make a new schema and a self-referring one would never settle)
+_NOT_MERGED = _ANNOTATIONS | {"$defs", "definitions"}
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
 _NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "uniqueItems")  # allOf keeps the largest
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "nullable")  # allOf keeps the smallest
 _ANY: Schema = {}  # kept alive at module level: schemas are cached by identity
+_ONE_OF_TRIES = 12
+_MAX_WALK = 100
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """A value in an error message, cut short: a request may put megabytes where a keyword goes."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _is_num(v: Any) -> bool:
@@ -140,6 +152,50 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     return float(k * step)
 
 
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: `true` is not `1`, `1` is `1.0`."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_num(a) and _is_num(b):
+        return bool(a == b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+def _is_type(v: Any, t: str) -> bool:
+    checks: dict[str, Callable[[Any], bool]] = {
+        "null": lambda x: x is None,
+        "boolean": lambda x: isinstance(x, bool),
+        "integer": lambda x: _is_num(x) and float(x).is_integer(),
+        "number": _is_num,
+        "string": lambda x: isinstance(x, str),
+        "array": lambda x: isinstance(x, list),
+        "object": lambda x: isinstance(x, dict),
+    }
+    return checks[t](v)
+
+
+def _valid_number(v: float, f: Schema) -> bool:
+    lo, lox, hi, hix = _bounds(f)
+    if lo is not None and (v < lo or (lox and v == lo)):
+        return False
+    if hi is not None and (v > hi or (hix and v == hi)):
+        return False
+    m = f.get("multipleOf")
+    if m is None:
+        return True
+    if isinstance(m, float) or isinstance(v, float):  # as JSON Schema validators divide floats
+        try:
+            q = v / m
+        except OverflowError:
+            return False
+        return math.isfinite(q) and q == int(q)
+    return v % m == 0
+
+
 def _types(f: Schema) -> list[str]:
     t = f.get("type")
     if t is not None:
@@ -184,7 +240,39 @@ def _merge(a: Schema, b: Schema, ptr: str) -> Schema:
                 raise SchemaError(ptr, "combined schemas: the enums have no value in common")
         elif canonical_json(out[k]) != canonical_json(v):
             raise SchemaError(ptr, f"combined schemas: cannot merge two different {k!r} values")
+    if out.get("nullable") and not (_null_typed(a) and _null_typed(b)):
+        del out["nullable"]  # both must allow null for the combination to
+    if "properties" in out and ("additionalProperties" in a or "additionalProperties" in b):
+        _restrict_properties(out, a, b, ptr)
     return out
+
+
+def _restrict_properties(out: Schema, a: Schema, b: Schema, ptr: str) -> None:
+    """A property of the combination must be one each side allows: one side's `additionalProperties`
+    (false, or a schema) rules over the properties only the other side declares."""
+    props = dict(out["properties"])
+    for side in (a, b):
+        extra, own = side.get("additionalProperties"), side.get("properties", {})
+        for name in list(props):
+            if name in own or extra is None or extra is True:
+                continue
+            if extra is False:
+                del props[name]
+            else:
+                props[name] = {"allOf": [props[name], extra]}
+        if extra is False:
+            out["additionalProperties"] = False
+    out["properties"] = props
+    for name in out.get("required", []):
+        if name not in props and out.get("additionalProperties") is False:
+            raise SchemaError(ptr, f"combined schemas: required property {name!r} is not allowed by a part "
+                                   "with `additionalProperties: false`")
+
+
+def _null_typed(f: Schema) -> bool:
+    """Whether f's type keywords let null through (its `enum`/`const` are checked on their own)."""
+    t = f.get("type")
+    return t is None or t == "null" or (isinstance(t, list) and "null" in t) or f.get("nullable") is True
 
 
 def _esc(name: str) -> str:
@@ -211,15 +299,30 @@ class _Schema:
         self._branches: dict[tuple[int, str, int], Schema] = {}
         self._costs: dict[tuple[int, frozenset[str]], float] = {}
         self._walked: set[int] = set()
+        self._depth = 0
+        self._choices: dict[int, list[Any]] = {}
+        self._rests: list[Schema] = []
         self.walk(root, "")
 
     def walk(self, s: Any, ptr: str) -> None:
+        self._depth += 1
+        try:
+            if self._depth > _MAX_WALK:
+                # merges make new schemas: an allOf/anyOf that reaches itself again without going through
+                # a property or an item would otherwise be walked for ever
+                raise SchemaError(ptr, f"the schema nests more than {_MAX_WALK} levels, or refers to itself "
+                                       "through allOf/anyOf/oneOf without going into a property or an item")
+            self._walk(s, ptr)
+        finally:
+            self._depth -= 1
+
+    def _walk(self, s: Any, ptr: str) -> None:
         if not isinstance(s, dict):
-            raise SchemaError(ptr, f"expected a schema (a JSON object), got {type(s).__name__} {s!r}")
+            raise SchemaError(ptr, f"expected a schema (a JSON object), got {type(s).__name__} {_show(s)}")
         if id(s) in self._walked:
             return
         self._walked.add(id(s))
-        for k, v in s.items():
+        for k in s:  # every keyword of this level before any level below: the same error whatever the order
             if k not in _KEYWORDS and k not in _ANNOTATIONS:
                 # a high cutoff: only plain typos get a hint, not e.g. patternProperties -> properties
                 close = difflib.get_close_matches(k, _KEYWORDS, n=1, cutoff=0.8)
@@ -227,9 +330,10 @@ class _Schema:
                 raise SchemaError(
                     ptr, f"unsupported keyword {k!r}{hint}; supported: {', '.join(sorted(_KEYWORDS))}"
                 )
+        for k, v in s.items():
             check = _CHECKS.get(k)
             if check and not check[0](v):
-                raise SchemaError(ptr, f"{k} must be {check[1]}, got {v!r}")
+                raise SchemaError(ptr, f"{k} must be {check[1]}, got {_show(v)}")
             if k in ("properties", "$defs", "definitions"):
                 for name, sub in v.items():
                     self.walk(sub, f"{ptr}/{k}/{_esc(name)}")
@@ -249,10 +353,37 @@ class _Schema:
             for i in range(len(f.get(key, ()))):
                 self.walk(self.branch(f, key, i, f"{ptr}/{key}/{i}"), f"{ptr}/{key}/{i}")
 
+    def choices(self, f: Schema) -> list[Any]:
+        """The values of f's `enum` (or its `const`) that f's other keywords allow too."""
+        hit = self._choices.get(id(f))
+        if hit is None:
+            key = "const" if "const" in f else "enum"  # (a `const` is drawn before any `enum`)
+            rest = {k: v for k, v in f.items() if k != key}
+            self._rests.append(rest)  # kept alive: `flat` caches it by identity
+            given = [f["const"]] if "const" in f else f["enum"]
+            hit = self._choices[id(f)] = [v for v in given if self.valid(v, rest)]
+        return hit
+
     def check_ranges(self, f: Schema, ptr: str) -> None:
+        if ("enum" in f or "const" in f) and not self.choices(f):
+            what = "the `const` value does not satisfy" if "const" in f else "no `enum` value satisfies"
+            raise SchemaError(ptr, f"{what} the schema's other keywords ({_show(f)})")
         for a, b in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minimum", "maximum")):
             if a in f and b in f and f[a] > f[b]:
                 raise SchemaError(ptr, f"{a} {f[a]} is greater than {b} {f[b]}")
+        if f.get("additionalProperties") is False:
+            undeclared = [n for n in f.get("required", []) if n not in f.get("properties", {})]
+            if undeclared:
+                raise SchemaError(
+                    ptr, f"required property {undeclared[0]!r} is not in `properties`, and "
+                    "`additionalProperties: false` allows no other: declare it or drop it from `required`"
+                )
+        prefix = f.get("prefixItems", [])
+        if f.get("items") is False and f.get("minItems", 0) > len(prefix):
+            raise SchemaError(
+                ptr,
+                f"minItems {f['minItems']} is more than the {len(prefix)} prefixItems `items: false` allows",
+            )
         for integer in sorted({t == "integer" for t in _types(f) if t in ("integer", "number")}):
             if _number(f, None, "", integer) is None:
                 desc = ", ".join(f"{k} {f[k]}" for k in _NUMBERS if k in f)
@@ -302,7 +433,7 @@ class _Schema:
                 raise SchemaError(ptr, f"$ref {ref!r} refers back to itself without reaching a schema")
             target, refs = self._flatten(self.target(ref, ptr), ptr, (*seen, ref))
             refs = (ref, *refs)
-            s = _merge(target, {k: v for k, v in s.items() if k != "$ref" and k not in _ANNOTATIONS}, ptr)
+            s = _merge(target, {k: v for k, v in s.items() if k != "$ref" and k not in _NOT_MERGED}, ptr)
         if "allOf" in s:
             out = {k: v for k, v in s.items() if k != "allOf"}
             for sub in s["allOf"]:
@@ -315,7 +446,7 @@ class _Schema:
         """Branch i of f's anyOf/oneOf, with f's other keywords merged in."""
         hit = self._branches.get((id(f), key, i))
         if hit is None:
-            rest = {k: v for k, v in f.items() if k != key and k not in _ANNOTATIONS}
+            rest = {k: v for k, v in f.items() if k != key and k not in _NOT_MERGED}
             hit = self._branches[(id(f), key, i)] = _merge(rest, f[key][i], ptr)
         return hit
 
@@ -340,6 +471,56 @@ class _Schema:
         if t == "array":
             return 1 + sum(self.cost(_item(f, i), stack) for i in range(f.get("minItems", 0)))
         return 1
+
+    def valid(self, v: Any, s: Schema) -> bool:
+        """Whether `v` satisfies `s`, over the keywords this module supports (formats are annotations, as
+        JSON Schema validators treat them by default)."""
+        f, _ = self.flat(s)
+        if v is None and f.get("nullable"):
+            return True
+        if "const" in f and not _same(v, f["const"]):
+            return False
+        if "enum" in f and not any(_same(v, e) for e in f["enum"]):
+            return False
+        if "type" in f and not any(_is_type(v, t) for t in ([f["type"]] if isinstance(f["type"], str)
+                                                             else f["type"])):  # fmt: skip
+            return False
+        if isinstance(v, str) and not self._valid_string(v, f):
+            return False
+        if _is_num(v) and not _valid_number(v, f):
+            return False
+        if isinstance(v, list) and not self._valid_array(v, f):
+            return False
+        if isinstance(v, dict) and not self._valid_object(v, f):
+            return False
+        if "anyOf" in f and not any(self.valid(v, b) for b in f["anyOf"]):
+            return False
+        return "oneOf" not in f or sum(1 for b in f["oneOf"] if self.valid(v, b)) == 1
+
+    def _valid_string(self, v: str, f: Schema) -> bool:
+        if len(v) < f.get("minLength", 0) or len(v) > f.get("maxLength", len(v)):
+            return False
+        return "pattern" not in f or re.search(f["pattern"], v) is not None
+
+    def _valid_array(self, v: list[Any], f: Schema) -> bool:
+        if len(v) < f.get("minItems", 0) or len(v) > f.get("maxItems", len(v)):
+            return False
+        prefix, items = f.get("prefixItems", []), f.get("items")
+        for i, x in enumerate(v):
+            sub = prefix[i] if i < len(prefix) else items
+            if sub is False or (isinstance(sub, dict) and not self.valid(x, sub)):
+                return False
+        return not f.get("uniqueItems") or len({canonical_json(x) for x in v}) == len(v)
+
+    def _valid_object(self, v: dict[str, Any], f: Schema) -> bool:
+        props, extra = f.get("properties", {}), f.get("additionalProperties")
+        if any(k not in v for k in f.get("required", [])):
+            return False
+        for k, x in v.items():
+            sub = props.get(k, extra)
+            if sub is False or (isinstance(sub, dict) and not self.valid(x, sub)):
+                return False
+        return True
 
     def check_path(self, path: str) -> None:
         level: list[tuple[str, Schema]] = [("", self.root)]
@@ -418,6 +599,12 @@ class FromSchema(Generator[Any]):
         for path in self.overrides:
             self._s.check_path(path)
         self._ov = tuple((tuple(p.split(".")), g) for p, g in self.overrides.items())
+        # (an override may cut a recursion short, so only a schema without them is judged here)
+        if not self.overrides and math.isinf(self._s.cost(self.schema)):
+            raise SchemaError(
+                "", "no finite document satisfies this schema: every way through its $refs requires another "
+                "level (make a recursive property optional, or allow an empty array)"
+            )
 
     def draw(self, ctx: DrawContext) -> Any:
         try:
@@ -445,13 +632,14 @@ class FromSchema(Generator[Any]):
         if "const" in f:
             return copy.deepcopy(f["const"])
         if "enum" in f:
-            return copy.deepcopy(ctx.rng.choice(f["enum"]))
-        for key in ("anyOf", "oneOf"):
-            if key in f:
-                options = [self._s.branch(f, key, i) for i in range(len(f[key]))]
-                costs = [self._s.cost(o) for o in options] if minimal else []
-                i = costs.index(min(costs)) if minimal else ctx.rng.randrange(len(options))
-                return self._value(options[i], ctx.fork((key, i)), path, name, refs, minimal)
+            return copy.deepcopy(ctx.rng.choice(self._s.choices(f)))
+        if "anyOf" in f:
+            options = [self._s.branch(f, "anyOf", i) for i in range(len(f["anyOf"]))]
+            costs = [self._s.cost(o) for o in options] if minimal else []
+            i = costs.index(min(costs)) if minimal else ctx.rng.randrange(len(options))
+            return self._value(options[i], ctx.fork(("anyOf", i)), path, name, refs, minimal)
+        if "oneOf" in f:
+            return self._one_of(f, ctx, path, name, refs, minimal)
         types = _types(f)
         if minimal:
             t = min(types, key=_TYPES.index)
@@ -471,6 +659,27 @@ class FromSchema(Generator[Any]):
         if t in ("integer", "number"):
             return _number(f, ctx.rng, name, t == "integer")
         return None if t == "null" else ctx.rng.random() < 0.5
+
+    def _one_of(self, f: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool) -> Any:
+        """A value of one branch that no other branch accepts: `oneOf` means exactly one."""
+        branches = f["oneOf"]
+        options = [self._s.branch(f, "oneOf", i) for i in range(len(branches))]
+        if minimal:
+            costs = [self._s.cost(o) for o in options]
+            order = sorted(range(len(options)), key=lambda i: costs[i])
+        else:
+            first = ctx.rng.randrange(len(options))
+            order = [first, *(i for i in range(len(options)) if i != first)]
+        for attempt in range(_ONE_OF_TRIES):
+            i = order[attempt % len(order)]
+            c = ctx.fork(("oneOf", i)) if attempt < len(order) else ctx.fork(("oneOf", i, attempt))
+            v = self._value(options[i], c, path, name, refs, minimal)
+            if sum(1 for j, b in enumerate(branches) if j == i or self._s.valid(v, b)) == 1:
+                return v
+        raise DrawError(
+            f"from_schema: no value found at {'.'.join(path) or 'the root'} that matches exactly one `oneOf` "
+            "branch; make the branches exclusive (e.g. a `const` tag per branch) or use `anyOf`"
+        )
 
     def _slot(self, s: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool) -> Any:
         for pattern, gen in self._ov:

@@ -5,11 +5,30 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from ..errors import DrawError, RequestError
+from ..model import ModelRequest
 from ..seeding import canonical_json
 from .core import DrawContext, Generator, Objects
 from .text import Words
 
-__all__ = ["FromRequestSchema", "compiled_schema"]
+__all__ = ["FromRequestSchema", "compiled_schema", "undrawable_request_schema"]
+
+_SCHEMA_PARAMS = {
+    "chat": "response_format.json_schema.schema",
+    "responses": "text.format.schema",
+    "messages": "output_config.format.schema",
+}
+
+
+def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str | None = None) -> RequestError:
+    """A schema the request sent that no document could be drawn from (e.g. `oneOf` branches that all
+    accept the same values) is the request's fault: a 400 naming it, not a server error."""
+    subject = f"function '{tool}'" if tool is not None else "the response format"
+    param = None if tool is not None else _SCHEMA_PARAMS.get(request.api)
+    detail = str(exc).removeprefix("from_schema: ")
+    return RequestError(
+        f"Invalid schema for {subject}: synthgpt could not draw a document from it: {detail}.", param
+    )
 
 
 @lru_cache(maxsize=256)
@@ -41,11 +60,14 @@ class FromRequestSchema(Generator[Any]):
         rs = ctx.request.response_schema
         if rs is None or rs.schema_ is None:
             return _GENERIC_OBJECT.draw(ctx)
-        if self.overrides:
-            from .schema import FromSchema
+        try:
+            if self.overrides:
+                from .schema import FromSchema
 
-            return FromSchema(rs.schema_, self.overrides).draw(ctx)
-        return compiled_schema(rs.schema_).draw(ctx)
+                return FromSchema(rs.schema_, self.overrides).draw(ctx)
+            return compiled_schema(rs.schema_).draw(ctx)
+        except DrawError as exc:
+            raise undrawable_request_schema(ctx.request, exc) from None
 
     def __repr__(self) -> str:
         return f"from_request_schema({self.overrides!r})" if self.overrides else "from_request_schema()"

@@ -12,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import inspect
 import re
+import typing
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from ..errors import RuleError, SchemaError, UnknownNameError, suggest
 from ..generators.basic import Choice
@@ -226,11 +229,14 @@ class Builder:
     ) -> Any:
         sig = _signature(factory)
         try:
-            sig.bind(*pos, **kw)
+            bound = sig.bind(*pos, **kw)
         except TypeError as exc:
             raise self.fail(at, _binding_message(name, sig, pos, str(exc)), key=key) from None
+        problem = _check_types(name, factory, bound)
+        if problem is not None:
+            raise self.fail(at, problem, key=key)
         try:
-            return factory(*pos, **kw)
+            return factory(*bound.args, **bound.kwargs)
         except SchemaError as exc:
             if schema_at is None:
                 raise self.fail(at, str(exc), key=key) from None
@@ -256,6 +262,52 @@ class Builder:
                 " (names come from the built-ins, the generators and the regex groups of the rule's matcher)"
             )
             raise self.fail(at, f"template uses undefined name {unknown[0]!r}{tail}")
+
+
+@cache
+def _adapters(factory: Callable[..., Any]) -> dict[str, TypeAdapter[Any]]:
+    """Validators for the factory's annotated parameters; `Any`, type variables and iterables are left
+    out (a generator or any value is welcome there, and an iterable would be consumed), and so are
+    literals (the factories check those themselves, with a "did you mean")."""
+    target = factory.__init__ if inspect.isclass(factory) else factory
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # pragma: no cover - an annotation that cannot be resolved checks nothing
+        return {}
+    out: dict[str, TypeAdapter[Any]] = {}
+    for pname, hint in hints.items():
+        if pname == "return" or hint is Any or isinstance(hint, TypeVar) or "Iterable" in str(hint) or (
+            "Literal" in str(hint)
+        ):
+            continue
+        with contextlib.suppress(Exception):  # a hint pydantic cannot check checks nothing
+            out[pname] = TypeAdapter(hint, config=ConfigDict(arbitrary_types_allowed=True))
+    return out
+
+
+def _check_types(name: str, factory: Callable[..., Any], bound: inspect.BoundArguments) -> str | None:
+    """What is wrong with an argument whose type the factory's annotation rules out, if anything; the
+    arguments are converted in place as YAML writes them (a list where a tuple is annotated, `1` for
+    `1.0`).
+
+    Factories trust their arguments' types: a rule file's `contains: [a]` or `lo: [1]` would otherwise
+    build a matcher or generator that fails on the first request it sees, far from the file."""
+    adapters = _adapters(factory)
+    for pname, value in list(bound.arguments.items()):
+        adapter = adapters.get(pname)
+        if adapter is None:
+            continue
+        var = bound.signature.parameters[pname].kind == inspect.Parameter.VAR_POSITIONAL
+        checked = []
+        for v in value if var else (value,):
+            try:
+                checked.append(adapter.validate_python(v))
+            except ValidationError as exc:
+                shown = repr(v) if len(repr(v)) <= 60 else repr(v)[:59] + "…"
+                what = "a generator" if isinstance(v, Generator) else f"{type(v).__name__} {shown}"
+                return f"`{name}` argument `{pname}`: {exc.errors()[0]['msg'].lower()}, got {what}"
+        bound.arguments[pname] = tuple(checked) if var else checked[0]
+    return None
 
 
 def _typo_of_generator(key: Any) -> str | None:

@@ -24,6 +24,11 @@ __all__ = ["NodePath", "RuleFileError", "SourceMap", "parse_source"]
 NodePath = tuple[str | int, ...]
 Pos = tuple[int, int]
 
+MAX_DEPTH = 200
+"""How deeply a rule file may nest lists and mappings."""
+MAX_YAML_VALUES = 200_000
+"""How many values a YAML file may expand to, aliases counted each time they are used."""
+
 
 class RuleFileError(SynthGPTError):
     """A rule file is wrong. `str()` is `PATH:LINE:COL: message`; `errors` lists every error found."""
@@ -101,11 +106,47 @@ def _parse_yaml(text: str, smap: SourceMap) -> Any:
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
         raise RuleFileError(smap.path, line, col, f"invalid YAML: {problem}") from None
-    except yaml.YAMLError as exc:  # pragma: no cover - reader errors (bad bytes) carry no mark
-        raise RuleFileError(smap.path, 1, 1, f"invalid YAML: {exc}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses: located by its index in the text
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        message = f"invalid YAML: unacceptable character {char}: {exc.reason}"
+        raise RuleFileError(smap.path, line, col, message) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - every other YAML error carries a mark
+        raise RuleFileError(smap.path, 1, 1, f"invalid YAML: {' '.join(str(exc).split())}") from None
+    except RecursionError:  # PyYAML's parser recurses once per level of nesting
+        line, col = _too_deep(text)
+        raise RuleFileError(smap.path, line, col, f"nesting deeper than {MAX_DEPTH} levels") from None
     if node is None:
         return None
     return _YamlWalker(smap).value(node, ())
+
+
+def _shown(node: yaml.Node) -> str:
+    text = str(node.value)
+    return f"{len(text)} characters" if len(text) > 40 else repr(text)
+
+
+_OPENS = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken, yaml.BlockSequenceStartToken,
+          yaml.BlockMappingStartToken)
+_CLOSES = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+
+
+def _too_deep(text: str) -> Pos:
+    """Where the nesting of `text` first goes past MAX_DEPTH, found with PyYAML's scanner (a loop, unlike
+    its parser); the start of the file if the scanner stops first."""
+    depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, _OPENS):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return token.start_mark.line + 1, token.start_mark.column + 1
+            elif isinstance(token, _CLOSES):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return 1, 1
 
 
 class _YamlWalker:
@@ -113,25 +154,39 @@ class _YamlWalker:
         self.smap = smap
         self.scalars = _Scalars()
         self.depth = 0
+        self.built = 0
 
     def value(self, node: yaml.Node, path: NodePath) -> Any:
         self.smap.values[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        # aliases repeat what they name: a few lines of anchors can stand for billions of values
+        self.built += 1
+        if self.built > MAX_YAML_VALUES:
+            mark = node.start_mark
+            raise RuleFileError(self.smap.path, mark.line + 1, mark.column + 1,
+                                f"the file expands to more than {MAX_YAML_VALUES} values (each use of a "
+                                "YAML alias `*name` repeats all it names); use fewer or smaller aliases")
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return self.nested(lambda: [self.value(n, (*path, i)) for i, n in enumerate(node.value)], node)
+        return self.scalar(node, path)
+
+    def scalar(self, node: yaml.Node, path: NodePath) -> Any:
         try:
             return self.scalars.construct_object(node)
         except yaml.constructor.ConstructorError as exc:
             raise self.smap.error(path, f"invalid YAML value: {exc.problem}") from None
+        except (ValueError, OverflowError):  # an integer of more digits than Python converts
+            message = f"invalid YAML value: a number too long to read ({_shown(node)})"
+            raise self.smap.error(path, message) from None
 
     def nested(self, build: Any, node: yaml.Node) -> Any:
         # aliases make any graph expressible; a self-referencing anchor would recurse for ever
         self.depth += 1
-        if self.depth > 200:
+        if self.depth > MAX_DEPTH:
             mark = node.start_mark
             line, col = mark.line + 1, mark.column + 1
-            raise RuleFileError(self.smap.path, line, col, "nesting deeper than 200 levels")
+            raise RuleFileError(self.smap.path, line, col, f"nesting deeper than {MAX_DEPTH} levels")
         try:
             return build()
         finally:
@@ -154,7 +209,7 @@ class _YamlWalker:
                 if not isinstance(key_node, yaml.ScalarNode):
                     m = key_node.start_mark
                     raise RuleFileError(self.smap.path, m.line + 1, m.column + 1, "keys must be plain values")
-                key = self.scalars.construct_object(key_node)
+                key = self.scalar(key_node, (*path, len(out)))
                 if isinstance(key, list | dict):  # pragma: no cover - scalar nodes never construct these
                     key = str(key)
                 kpos = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
@@ -224,7 +279,10 @@ class _JsonParser:
         m = _NUMBER.match(self.s, i)
         if m:
             text = m.group()
-            return (float(text) if any(ch in text for ch in ".eE") else int(text)), m.end()
+            try:
+                return (float(text) if any(ch in text for ch in ".eE") else int(text)), m.end()
+            except ValueError:  # an integer of more digits than Python converts
+                raise self.fail(i, f"a number too long to read ({len(text)} digits)") from None
         for word, val in _LITERALS.items():
             if self.s.startswith(word, i):
                 return val, i + len(word)
@@ -232,8 +290,8 @@ class _JsonParser:
 
     def nested(self, parse: Any, i: int, path: NodePath) -> tuple[Any, int]:
         self.depth += 1
-        if self.depth > 200:
-            raise self.fail(i, "nesting deeper than 200 levels")
+        if self.depth > MAX_DEPTH:
+            raise self.fail(i, f"nesting deeper than {MAX_DEPTH} levels")
         try:
             result: tuple[Any, int] = parse(i, path)
             return result

@@ -456,9 +456,19 @@ def test_recursion_through_any_of_stops_at_the_cheapest_branch() -> None:
         check_valid(schema, draw(schema, seed, max_depth=2))
 
 
-def test_recursion_that_cannot_stop_is_a_draw_error() -> None:
+def test_recursion_that_cannot_stop_is_a_schema_error() -> None:
     schema = {"$defs": {"n": obj({"next": {"$ref": "#/$defs/n"}})}, "$ref": "#/$defs/n"}
-    gen = FromSchema(schema, max_depth=2)
+    with pytest.raises(SchemaError) as info:
+        FromSchema(schema, max_depth=2)
+    assert str(info.value) == (
+        "schema at '/': no finite document satisfies this schema: every way through its $refs requires "
+        "another level (make a recursive property optional, or allow an empty array)"
+    )
+
+
+def test_recursion_that_only_an_override_stops_is_a_draw_error() -> None:
+    schema = {"$defs": {"n": obj({"next": {"$ref": "#/$defs/n"}})}, "$ref": "#/$defs/n"}
+    gen = FromSchema(schema, {"next.next.next.next": None}, max_depth=2)
     with pytest.raises(DrawError) as info:
         gen.draw(ctx(0))
     assert str(info.value) == (

@@ -330,7 +330,8 @@ ERRORS: list[tuple[str, str, list[str]]] = [
     (
         "generator type error",
         rule("match: always\ngenerate: {words: [a, 3]}\n"),
-        ["rules.yaml:4:16: `words`: '<' not supported between instances of 'str' and 'int'"],
+        ["rules.yaml:4:16: `words` argument `min_words`: input should be a valid integer, unable to parse "
+         "string as an integer, got str 'a'"],
     ),
     (
         "nested generator",
