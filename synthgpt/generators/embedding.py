@@ -20,6 +20,7 @@ import re
 import struct
 import sys
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -86,15 +87,41 @@ def _to_float32(x: float) -> float:
     return value
 
 
+@lru_cache(maxsize=64)
+def _offset_mask(dims: int) -> int:
+    # XOR-ing an int16's sign bit turns two's complement into offset binary: v -> v + 32768, never negative
+    return int.from_bytes(array("Q", [0x8000] * dims).tobytes(), "little")
+
+
+def _lanes(direction: array[int], dims: int) -> int:
+    """A direction as one big int of 64-bit lanes holding `v + 32768`, so adding directions is one add."""
+    wide = array("Q", array("H", direction.tobytes()))
+    if sys.byteorder == "big":
+        wide.byteswap()
+    return int.from_bytes(wide.tobytes(), "little") ^ _offset_mask(dims)
+
+
 def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: int = 0) -> tuple[float, ...]:
     """The unit-norm vector of `text` (float32 values), exactly as the embeddings endpoint returns it."""
     dims = dimensions or native_dimensions(model)
     if not 1 <= dims <= _MAX_DIMENSIONS:
         raise RuleError(f"embedding dimensions must be between 1 and {_MAX_DIMENSIONS}, got {dims}")
+    # Directions of equal weight are summed exactly, as integers in 64-bit lanes of one big int (C speed,
+    # and a repeated feature is added once, times its count); only one float pass per weight remains.
+    sums: dict[float, list[int]] = {}
+    for (feature, weight), count in Counter(_features(text)).items():
+        group = sums.setdefault(weight, [0, 0])
+        group[0] += _lanes(_direction(seed, model, feature, dims), dims) * count
+        group[1] += count
     acc = [0.0] * dims
-    for feature, weight in _features(text):
-        direction = _direction(seed, model, feature, dims)
-        acc = [a + weight * d for a, d in zip(acc, direction, strict=True)]
+    for weight in sorted(sums):
+        total, n = sums[weight]
+        lanes = array("Q")
+        lanes.frombytes(total.to_bytes(8 * dims, "little"))
+        if sys.byteorder == "big":
+            lanes.byteswap()
+        offset = n * 32768
+        acc = [a + weight * (v - offset) for a, v in zip(acc, lanes, strict=True)]
     norm = math.sqrt(math.fsum(a * a for a in acc))
     if norm == 0.0:  # features that cancel exactly: vanishingly rare, but never divide by zero
         acc, norm = [1.0] + [0.0] * (dims - 1), 1.0

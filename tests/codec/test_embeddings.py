@@ -250,3 +250,16 @@ def test_a_rule_without_vectors_is_reported() -> None:
 def test_body_snapshot(snapshot: Any) -> None:
     codec, req, out = run({"model": "text-embedding-3-small", "input": ["hi", [1, 2]], "dimensions": 6})
     assert codec.body(out, req) == snapshot.use_extension(JSONSnapshotExtension)
+
+
+def test_a_vector_is_a_bag_of_features_pinned_to_exact_values() -> None:
+    # Repeated and reordered words give the very same floats: features are summed exactly, as integers.
+    long = embed_text("tide pools hold anemones; tide pools hold crabs. " * 50,
+                      model="text-embedding-3-small", dimensions=8, seed=5)  # fmt: skip
+    assert long == (
+        0.5352903008460999, 0.36312440037727356, -0.04517805203795433, 0.49444079399108887,
+        0.5519173741340637, 0.08080798387527466, -0.12980473041534424, 0.0842626765370369,
+    )  # fmt: skip
+    shuffled = embed_text("crabs hold pools tide " * 50 + "anemones hold pools tide " * 50,
+                          model="text-embedding-3-small", dimensions=8, seed=5)  # fmt: skip
+    assert shuffled == long
