@@ -16,6 +16,7 @@ calls; its content is what the rules after it would have answered for the messag
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..generators.core import DrawContext, Generator
@@ -25,11 +26,21 @@ from ..generators.reply import Answer, ToolCallGen, to_choice
 from ..generators.structured import FromRequestSchema
 from ..model import ModelRequest
 from ..tokens import count_tokens
-from .matchers import Matcher, always, api, has_tool_result, has_tools, last_user, tool_choice, wants_schema
+from .matchers import (
+    Matcher,
+    always,
+    api,
+    has_tool_result,
+    has_tools,
+    last_user,
+    tool_choice,
+    wants_schema,
+    where,
+)
 from .rule import Rule, RuleSet
 from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers
 
-__all__ = ["ToolResultsText", "TriggerAnswer", "default_rules"]
+__all__ = ["EmbeddingsTriggerAnswer", "ToolResultsText", "TriggerAnswer", "default_rules"]
 
 _OPENERS = ("Here is what the tools returned.", "I checked with the tools.", "The results are in.")
 _CLOSERS = ("Let me know if you need anything else.", "I hope this helps.", "That should answer it.")
@@ -110,10 +121,40 @@ class TriggerAnswer(Generator[Answer]):
         return "trigger_answer()"
 
 
+class EmbeddingsTriggerAnswer(Generator[Answer]):
+    """Triggers inside embeddings inputs: `!MOCK_ERROR:<status>!` answers that error, `!MOCK_DELAY:<ms>!`
+    waits; the vectors are those of the inputs without their triggers."""
+
+    __slots__ = ()
+
+    def draw(self, ctx: DrawContext) -> Answer:
+        req = ctx.request
+        found = [parse_triggers(text) for text in req.inputs]
+        error = next((e for e in (t.error_spec() for t in found) if e is not None), None)
+        plan = next((p for p in (t.stream_plan() for t in found) if p is not None), None)
+        if error is not None:
+            return Answer(None, stream=plan, error=error)
+        clean = tuple(strip_triggers(text, t) for text, t in zip(req.inputs, found, strict=True))
+        vectors = Embeddings().draw(ctx.with_request(req.model_copy(update={"inputs": clean})))
+        return Answer(vectors, stream=plan)
+
+    def __repr__(self) -> str:
+        return "embeddings_trigger_answer()"
+
+
+def _input_has_trigger(req: ModelRequest) -> bool:
+    return any(_TRIGGER.search(text) for text in req.inputs)
+
+
+_TRIGGER = re.compile(TRIGGER_PATTERN)
+_EMBEDDINGS_TRIGGER = api("embeddings") & where(_input_has_trigger)
+
+
 def default_rules() -> RuleSet:
     """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own)."""
     return RuleSet(
         [
+            Rule("embeddings_triggers", _EMBEDDINGS_TRIGGER, EmbeddingsTriggerAnswer()),
             Rule("embeddings", api("embeddings"), Embeddings()),
             Rule("triggers", last_user(regex=TRIGGER_PATTERN, case_sensitive=True), TriggerAnswer()),
             *(Rule(name, matcher, gen) for name, matcher, gen in _CONTENT),

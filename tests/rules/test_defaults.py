@@ -63,6 +63,7 @@ def tool_round(**extra: Any) -> list[dict[str, Any]]:
 
 def test_rules_are_in_the_documented_order() -> None:
     assert [r.name for r in default_rules()] == [
+        "embeddings_triggers",
         "embeddings",
         "triggers",
         "structured_output",

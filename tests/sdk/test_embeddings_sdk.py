@@ -98,3 +98,21 @@ def test_bad_input_is_a_400(oai: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as info:
         oai.embeddings.create(model=MODEL, input="")
     assert (info.value.status_code, info.value.param) == (400, "input")
+
+
+def test_triggers_in_an_input_work_as_on_every_api(oai: openai.OpenAI, live_server: str) -> None:
+    with pytest.raises(openai.RateLimitError) as caught:
+        oai.with_options(max_retries=0).embeddings.create(model=MODEL, input=["a", "b !MOCK_ERROR:429!"])
+    assert caught.value.status_code == 429
+    assert caught.value.response.headers["retry-after-ms"] == "10"
+    assert caught.value.body == {
+        "message": "Rate limit reached for requests. Please try again shortly. (synthgpt trigger !MOCK_ERROR:429!)",
+        "type": "requests",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
+    delayed = oai.embeddings.create(model=MODEL, input=["tide pools !MOCK_DELAY:5!", "crabs"], dimensions=8)
+    plain = oai.embeddings.create(model=MODEL, input=["tide pools ", "crabs"], dimensions=8)
+    assert [d.embedding for d in delayed.data] == [d.embedding for d in plain.data]
+    calls = httpx.get(live_server + "/_synthgpt/calls").json()
+    assert [c["rule"] for c in calls[-3:]] == ["embeddings_triggers", "embeddings_triggers", "embeddings"]
