@@ -1,10 +1,10 @@
 """The `synthgpt` command: `serve`, `check` and `render`.
 
-    synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N] [--clock fixed:<unix>|system]
-                   [--workers N] [--max-body-bytes N] [--watch] [--journal-size N] [--journal PATH.sqlite]
-                   [--access-log]
-    synthgpt check RULE_FILES…     validate rule files (synthgpt.rules.check)
-    synthgpt render …              print what a rule set answers (synthgpt.render)
+    synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
+                   [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
+                   [--watch] [--journal-size N] [--journal PATH.sqlite] [--access-log] [--log-level LEVEL]
+    synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
+    synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
 
 `check` and `render` hand their arguments over untouched to their modules' `main(argv)`.
 """
@@ -23,22 +23,31 @@ __all__ = ["build_parser", "main"]
 _DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render"}
 
 
+# The argument types raise ArgumentTypeError, whose message argparse prints as is; a ValueError would
+# print as "invalid _positive value: 'x'", naming the function instead of what is wanted.
+def _whole(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
+
+
 def _positive(value: str) -> int:
-    n = int(value)
+    n = _whole(value)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
     return n
 
 
 def _non_negative(value: str) -> int:
-    n = int(value)
+    n = _whole(value)
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {n}")
     return n
 
 
 def _port(value: str) -> int:
-    n = int(value)
+    n = _whole(value)
     if not 0 <= n <= 65535:
         raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {n}")
     return n
@@ -65,9 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip
     serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (0 picks a free one; default: 8000)")
-    serve.add_argument("--seed", type=int, default=None, help="engine seed (default: the files', else 0)")
+    serve.add_argument("--seed", type=_whole, default=None, help="engine seed (default: the files', else 0)")
     serve.add_argument("--clock", type=_clock, default=None,
-                       help="fixed:<unix-seconds> or system (default: fixed at 2026-01-01)")  # fmt: skip
+                       help="fixed:<unix-seconds>, step:<start>[:<step>] (advances on every read) or system "
+                            "(default: fixed at 2026-01-01)")  # fmt: skip
     serve.add_argument("--workers", type=_positive, default=1, help="worker processes (default: 1)")
     serve.add_argument("--max-body-bytes", type=_positive, default=10 * 1024 * 1024,
                        help="larger request bodies get 413 (default: 10 MiB)")  # fmt: skip

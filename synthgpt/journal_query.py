@@ -23,6 +23,7 @@ from .journal_sqlite import SQLiteJournal, record_to_dict
 __all__ = ["CallQuery", "QueryError", "records_jsonl"]
 
 _MAX_LIMIT = 10_000
+_MAX_OFFSET = 10**12  # far past any journal, and a bound a person can read in the error message
 
 
 class QueryError(ValueError):
@@ -60,7 +61,7 @@ class CallQuery:
         fmt = params.get("format", "json") or "json"
         if fmt not in ("json", "jsonl"):
             raise QueryError(f"Invalid 'format': expected 'json' or 'jsonl', got {fmt!r}.", "format")
-        offset = _int(params, "offset", 0, 0, 2**62)
+        offset = _int(params, "offset", 0, 0, _MAX_OFFSET)
         return cls(
             rule=params.get("rule") or None,
             api=params.get("api") or None,

@@ -24,7 +24,7 @@ from typing import Any
 from .journal import CallRecord, Journal
 from .model import ModelOutput, ModelRequest
 
-__all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict"]
+__all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict", "sql_glob"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -73,6 +73,39 @@ def record_from_dict(data: Mapping[str, Any]) -> CallRecord:
         duration_ms=float(data.get("duration_ms", 0.0)),
         captures=dict(data.get("captures", {})),
     )
+
+
+def sql_glob(pattern: str) -> str:
+    """An `fnmatch` pattern as SQLite's GLOB reads it, so both journals filter alike: fnmatch negates a set
+    with `[!…]` where GLOB wants `[^…]`, takes a leading `^` in a set literally, and reads a `[` that
+    opens no set as itself."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c != "[":
+            out.append(c)
+            i += 1
+            continue
+        j = i + 1
+        if j < n and pattern[j] == "!":
+            j += 1
+        if j < n and pattern[j] == "]":
+            j += 1
+        while j < n and pattern[j] != "]":
+            j += 1
+        if j >= n:  # no closing bracket: a literal `[`, which GLOB writes as a set of one
+            out.append("[[]")
+            i += 1
+            continue
+        body = pattern[i + 1 : j]
+        if body.startswith("!"):
+            body = "^" + body[1:]
+        elif body.startswith("^"):  # literal in fnmatch, a negation in GLOB: move it off the front
+            body = body[1:] + "^" if len(body) > 1 else ""
+        out.append(f"[{body}]" if body else "^")
+        i = j + 1
+    return "".join(out)
 
 
 class SQLiteJournal(Journal):
@@ -194,7 +227,7 @@ class SQLiteJournal(Journal):
         used = [(k, v) for k, v in filters.items() if v is not None]
         if not used:
             return "", ()
-        return " WHERE " + " AND ".join(f"{k} GLOB ?" for k, _ in used), tuple(v for _, v in used)
+        return " WHERE " + " AND ".join(f"{k} GLOB ?" for k, _ in used), tuple(sql_glob(v) for _, v in used)
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
         items = self.query()

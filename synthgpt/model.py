@@ -25,6 +25,8 @@ from pydantic import (
 )
 
 from .errors import RequestError, RuleError
+from .frozen import FrozenDict, FrozenList, deep_freeze
+from .jsonutil import dumps
 from .seeding import canonical_json, derive_seed
 
 __all__ = [
@@ -57,47 +59,6 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _read_only(self: object, *args: object, **kwargs: object) -> None:
-    raise TypeError(
-        f"this {type(self).__name__} is read-only: it is part of a frozen synthgpt model "
-        "(change a copy: dict(x), list(x))"
-    )
-
-
-class FrozenDict(dict[str, Any]):
-    """A dict that refuses to change: what dict fields of outputs hold, so no caller can alter a record.
-
-    Still a `dict` for reading, `json.dumps`, pydantic and equality with plain dicts.
-    """
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:  # copy, deepcopy and pickle rebuild it whole
-        return (FrozenDict, (dict(self),))
-
-
-class FrozenList(list[Any]):
-    """A list that refuses to change (see FrozenDict); it still equals the plain list it was made from."""
-
-    __slots__ = ()
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
-    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenList, (list(self),))
-
-
-def deep_freeze(value: Any) -> Any:
-    """`value` with every dict and list inside it, at any depth, copied into a FrozenDict / FrozenList."""
-    if isinstance(value, Mapping):
-        return FrozenDict({k: deep_freeze(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return FrozenList(deep_freeze(v) for v in value)
-    return value
 
 
 # ---------------------------------------------------------------------------------------------- request
@@ -133,7 +94,7 @@ class ToolCall(_Frozen):
             fn = data["function"] or {}
             data = {"id": data.get("id", ""), "name": fn.get("name"), "arguments": fn.get("arguments", "{}")}
         if isinstance(data, dict) and isinstance(data.get("arguments"), dict | list):
-            data = {**data, "arguments": json.dumps(data["arguments"], separators=(",", ":"))}
+            data = {**data, "arguments": dumps(data["arguments"])}
         return data
 
     def parsed_arguments(self) -> Any:
@@ -348,6 +309,16 @@ class ModelRequest(_Frozen):
     def tool_results(self) -> tuple[Message, ...]:
         """Tool results in the current turn."""
         return tuple(m for m in self.current_turn if m.role == "tool")
+
+    def tool_result_name(self, msg: Message) -> str | None:
+        """The tool a tool result answers: the name of the current turn's call with its `tool_call_id` (the
+        latest, should ids repeat), else the name the result carries, else None."""
+        if msg.tool_call_id:
+            for m in reversed(self.current_turn):
+                for tc in reversed(m.tool_calls):
+                    if tc.id == msg.tool_call_id:
+                        return tc.name
+        return msg.name
 
     @property
     def ends_with_tool_result(self) -> bool:

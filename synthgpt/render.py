@@ -190,9 +190,7 @@ def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:
         return MockGPT(seed=0 if seed is None else seed)
     from .rules.loader import load_files
 
-    loaded = load_files([Path(p) for p in rule_files])
-    chosen = seed if seed is not None else (loaded.seed if loaded.seed is not None else 0)
-    return MockGPT(loaded.ruleset, seed=chosen, clock=loaded.clock)
+    return load_files([Path(p) for p in rule_files]).mock(seed)
 
 
 def _remove_stale(out: Path, keep: set[str]) -> None:
@@ -264,6 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     requests = Path(args.requests)
     if not requests.is_file():
         print(f"synthgpt render: requests file not found: {requests}", file=sys.stderr)
+        return 2
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        print(f"synthgpt render: --out must be a folder, but {args.out} is a file", file=sys.stderr)
         return 2
     on_progress: Callable[[int, int], None] | None = None
     if args.progress or (args.progress is None and sys.stderr.isatty()):

@@ -2,8 +2,9 @@
 
 - `live_server`: base URL of one real `synthgpt serve` process (built-in rules, seed 0) per test session
   (per xdist worker), on a free loopback port; stopped at the end of the session.
-- `start_server`: `start_server(*serve_args, env=None)` is a context manager that runs another
-  `synthgpt serve` process with those arguments and yields its base URL (`http://127.0.0.1:PORT`).
+- `start_server`: `start_server(*serve_args, env=None, stderr=None)` is a context manager that runs another
+  `synthgpt serve` process with those arguments and yields its base URL (`http://127.0.0.1:PORT`);
+  `stderr`, a path, keeps the server's log there for the test to read.
 - `openai_spec`: `validate(schema_name, value)` against the OpenAI OpenAPI document in ../shared/specs
   (skips when that directory is absent, as in a fresh clone).
 - `sse_snapshot`: syrupy's `snapshot` storing text/bytes as one `.sse` file per assertion.
@@ -36,10 +37,10 @@ StartServer = Callable[..., contextlib.AbstractContextManager[str]]
 
 
 @contextlib.contextmanager
-def start_server(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def start_server(*args: str, env: dict[str, str] | None = None, stderr: Path | None = None) -> Iterator[str]:
     """Run `python -m synthgpt serve --port 0 *args` and yield its base URL once /healthz answers."""
     cmd = [sys.executable, "-m", "synthgpt", "serve", "--host", "127.0.0.1", "--port", "0", *args]
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() if stderr is None else stderr.open("w+b") as err:
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=err, cwd=REPO, env={**os.environ, **(env or {})}
         )

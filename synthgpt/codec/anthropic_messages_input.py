@@ -6,7 +6,6 @@ the offending field, then what is wrong with it; the path is also the RequestErr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +13,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
-from .common import check_schema
+from .common import check_schema, dumps
 
 __all__ = ["decode_messages_request"]
 
@@ -170,7 +169,7 @@ def _tool_use(block: Mapping[str, Any], param: str) -> ToolCall:
     args = block.get("input", {})
     if not isinstance(args, dict):
         raise _fail(f"{param}.input", "Input should be a valid dictionary")
-    return ToolCall(id=block["id"], name=block["name"], arguments=json.dumps(args, separators=(",", ":")))
+    return ToolCall(id=block["id"], name=block["name"], arguments=dumps(args))
 
 
 def _tool_result(block: Mapping[str, Any], param: str, names: Mapping[str, str]) -> Message:

@@ -8,8 +8,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import RequestError
+from ..jsonutil import dumps
 
-__all__ = ["MAX_JSON_DEPTH", "check_schema", "dumps", "json_depth", "parse_json_body", "private_headers"]
+__all__ = [
+    "check_schema",
+    "dumps",
+    "json_type_name",
+    "parse_json_body",
+    "private_headers",
+    "type_error",
+]
 
 MAX_JSON_DEPTH = 128
 """How deeply a request body may nest arrays and objects. Far more than any real request needs, and far
@@ -19,9 +27,32 @@ schema and template code can walk, that a deep body is refused up front instead 
 _PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
 
 
-def dumps(value: Any) -> str:
-    """JSON as it goes on the wire: compact, UTF-8, key order kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def json_type_name(value: Any) -> str:
+    """How the OpenAI API names a JSON value's type in its error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a decimal"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def type_error(param: str, expected: str, value: Any, *, code: str | None = "invalid_type") -> RequestError:
+    """OpenAI's error for a field of the wrong type, worded alike on Chat, Responses and embeddings.
+    Responses and embeddings send code `invalid_type`; Chat's decoder passes `code=None`, as its pinned
+    error bodies have it."""
+    return RequestError(
+        f"Invalid type for '{param}': expected {expected}, but got {json_type_name(value)} instead.",
+        param,
+        code=code,
+    )
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

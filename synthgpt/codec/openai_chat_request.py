@@ -16,10 +16,10 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import ModelRequest, request_error_from
-from .common import check_schema
+from .common import check_schema, json_type_name, type_error
 from .errors import unsupported_custom_tool
 
-__all__ = ["decode_chat_request", "type_name"]
+__all__ = ["decode_chat_request"]
 
 ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 _PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
@@ -45,27 +45,8 @@ _HANDLED = frozenset(
 )
 
 
-def type_name(value: Any) -> str:
-    """How the OpenAI API names a JSON value's type in its error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a decimal"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
-def _bad_type(param: str, expected: str, value: Any) -> RequestError:
-    return RequestError(
-        f"Invalid type for '{param}': expected {expected}, but got {type_name(value)} instead.", param
-    )
+def _type_error(param: str, expected: str, value: Any) -> RequestError:
+    return type_error(param, expected, value, code=None)
 
 
 def _missing(param: str) -> RequestError:
@@ -84,7 +65,7 @@ def _string(body: Mapping[str, Any], key: str, param: str, *, required: bool = F
         return None
     value = body[key]
     if not isinstance(value, str):
-        raise _bad_type(param, "a string", value)
+        raise _type_error(param, "a string", value)
     return value
 
 
@@ -93,7 +74,7 @@ def _boolean(body: Mapping[str, Any], key: str) -> bool | None:
     if value is None:
         return None
     if not isinstance(value, bool):
-        raise _bad_type(key, "a boolean", value)
+        raise _type_error(key, "a boolean", value)
     return value
 
 
@@ -102,7 +83,7 @@ def _integer(body: Mapping[str, Any], key: str, lo: int | None = None, hi: int |
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad_type(key, "an integer", value)
+        raise _type_error(key, "an integer", value)
     if lo is not None and value < lo:
         raise RequestError(
             f"Invalid '{key}': integer below minimum value. Expected a value >= {lo}, "
@@ -123,7 +104,7 @@ def _number(body: Mapping[str, Any], key: str, lo: float, hi: float) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _bad_type(key, "a number", value)
+        raise _type_error(key, "a number", value)
     if not lo <= value <= hi:
         raise RequestError(
             f"Invalid '{key}': expected a value between {lo:g} and {hi:g}, but got {value} instead.", key
@@ -139,11 +120,11 @@ def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise _bad_type(f"{param}.content", "one of a string or array of objects", content)
+        raise _type_error(f"{param}.content", "one of a string or array of objects", content)
     for j, part in enumerate(content):
         pp = f"{param}.content[{j}]"
         if not isinstance(part, dict):
-            raise _bad_type(pp, "an object", part)
+            raise _type_error(pp, "an object", part)
         ptype = part.get("type")
         if ptype is None:
             raise _missing(f"{pp}.type")
@@ -152,7 +133,7 @@ def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
         if ptype == "text" and "text" not in part:
             raise _missing(f"{pp}.text")
         if ptype == "text" and not isinstance(part["text"], str):
-            raise _bad_type(f"{pp}.text", "a string", part["text"])
+            raise _type_error(f"{pp}.text", "a string", part["text"])
     return content
 
 
@@ -161,16 +142,16 @@ def _tool_calls(msg: Mapping[str, Any], param: str) -> list[dict[str, Any]]:
     if calls is None:
         return []
     if not isinstance(calls, list):
-        raise _bad_type(f"{param}.tool_calls", "an array of objects", calls)
+        raise _type_error(f"{param}.tool_calls", "an array of objects", calls)
     out = []
     for k, call in enumerate(calls):
         cp = f"{param}.tool_calls[{k}]"
         if not isinstance(call, dict):
-            raise _bad_type(cp, "an object", call)
+            raise _type_error(cp, "an object", call)
         call_id = _string(call, "id", f"{cp}.id", required=True)
         fn = call.get("function")
         if not isinstance(fn, dict):
-            raise _missing(f"{cp}.function") if fn is None else _bad_type(f"{cp}.function", "an object", fn)
+            raise _missing(f"{cp}.function") if fn is None else _type_error(f"{cp}.function", "an object", fn)
         name = _string(fn, "name", f"{cp}.function.name", required=True)
         arguments = _string(fn, "arguments", f"{cp}.function.arguments", required=True)
         out.append({"id": call_id, "name": name, "arguments": arguments})
@@ -180,7 +161,7 @@ def _tool_calls(msg: Mapping[str, Any], param: str) -> list[dict[str, Any]]:
 def _message(msg: Any, i: int) -> dict[str, Any]:
     param = f"messages[{i}]"
     if not isinstance(msg, dict):
-        raise _bad_type(param, "an object", msg)
+        raise _type_error(param, "an object", msg)
     role = msg.get("role")
     if role is None:
         raise _missing(f"{param}.role")
@@ -206,12 +187,12 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     if tools is None:
         return []
     if not isinstance(tools, list):
-        raise _bad_type("tools", "an array of objects", tools)
+        raise _type_error("tools", "an array of objects", tools)
     out = []
     for i, tool in enumerate(tools):
         tp = f"tools[{i}]"
         if not isinstance(tool, dict):
-            raise _bad_type(tp, "an object", tool)
+            raise _type_error(tp, "an object", tool)
         ttype = tool.get("type", "function")
         if ttype == "custom":
             raise unsupported_custom_tool(f"{tp}.type")
@@ -219,7 +200,7 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise _bad_value(f"{tp}.type", ttype, ("function", "custom"))
         fn = tool.get("function")
         if not isinstance(fn, dict):
-            raise _missing(f"{tp}.function") if fn is None else _bad_type(f"{tp}.function", "an object", fn)
+            raise _missing(f"{tp}.function") if fn is None else _type_error(f"{tp}.function", "an object", fn)
         name = _string(fn, "name", f"{tp}.function.name", required=True)
         assert name is not None
         if not _NAME.match(name):
@@ -231,10 +212,10 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         description = _string(fn, "description", f"{tp}.function.description")
         params = fn.get("parameters")
         if params is not None and not isinstance(params, dict):
-            raise _bad_type(f"{tp}.function.parameters", "an object", params)
+            raise _type_error(f"{tp}.function.parameters", "an object", params)
         strict = fn.get("strict")
         if strict is not None and not isinstance(strict, bool):
-            raise _bad_type(f"{tp}.function.strict", "a boolean", strict)
+            raise _type_error(f"{tp}.function.strict", "a boolean", strict)
         if params is not None:
             check_schema(params, f"{tp}.function.parameters", f"function '{name}'", tool=True)
         out.append({"name": name, "description": description, "parameters": params, "strict": strict})
@@ -255,7 +236,7 @@ def _tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> Any:
             raise _bad_value("tool_choice", choice, ("none", "auto", "required"))
         return choice
     if not isinstance(choice, dict):
-        raise _bad_type("tool_choice", "one of a string or object", choice)
+        raise _type_error("tool_choice", "one of a string or object", choice)
     ctype = choice.get("type")
     if ctype == "allowed_tools":
         mode = (choice.get("allowed_tools") or {}).get("mode", "auto")
@@ -288,11 +269,11 @@ def _allowed(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> list[dict[
     if listed is None:
         raise _missing(param)
     if not isinstance(listed, list):
-        raise _bad_type(param, "an array of objects", listed)
+        raise _type_error(param, "an array of objects", listed)
     names: list[str] = []
     for k, entry in enumerate(listed):
         if not isinstance(entry, dict):
-            raise _bad_type(f"{param}[{k}]", "an object", entry)
+            raise _type_error(f"{param}[{k}]", "an object", entry)
         if entry.get("type") == "custom":
             raise unsupported_custom_tool(f"{param}[{k}].type")
         fn = entry.get("function")
@@ -312,7 +293,7 @@ def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
     if rf is None:
         return None
     if not isinstance(rf, dict):
-        raise _bad_type("response_format", "an object", rf)
+        raise _type_error("response_format", "an object", rf)
     rtype = rf.get("type")
     if rtype is None:
         raise _missing("response_format.type")
@@ -327,15 +308,15 @@ def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
         raise (
             _missing("response_format.json_schema")
             if js is None
-            else _bad_type("response_format.json_schema", "an object", js)
+            else _type_error("response_format.json_schema", "an object", js)
         )
     name = _string(js, "name", "response_format.json_schema.name", required=True)
     schema = js.get("schema")
     if schema is not None and not isinstance(schema, dict):
-        raise _bad_type("response_format.json_schema.schema", "an object", schema)
+        raise _type_error("response_format.json_schema.schema", "an object", schema)
     strict = js.get("strict")
     if strict is not None and not isinstance(strict, bool):
-        raise _bad_type("response_format.json_schema.strict", "a boolean", strict)
+        raise _type_error("response_format.json_schema.strict", "a boolean", strict)
     if schema is not None:
         check_schema(schema, "response_format.json_schema.schema", f"response_format '{name}'")
     return {"kind": "json_schema", "name": name, "schema": schema, "strict": bool(strict)}
@@ -358,7 +339,7 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
     stop = body.get("stop")
     if stop is not None and not isinstance(stop, str):
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
-            raise _bad_type("stop", "one of a string or array of strings", stop)
+            raise _type_error("stop", "one of a string or array of strings", stop)
         if len(stop) > 4:
             raise RequestError(
                 "Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array "
@@ -367,17 +348,28 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
             )
     metadata = body.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        raise _bad_type("metadata", "an object", metadata)
+        raise _type_error("metadata", "an object", metadata)
     tier = _string(body, "service_tier", "service_tier")
     if tier is not None and tier not in _SERVICE_TIERS:
         raise _bad_value("service_tier", tier, _SERVICE_TIERS)
+
+
+def _name_tool_results(messages: list[dict[str, Any]]) -> None:
+    """Give each tool result the name of the call it answers, as the Messages and Responses decoders do:
+    the same conversation must read (and hash) the same whichever API carried it."""
+    names: dict[str, str] = {}
+    for msg in messages:
+        for call in msg.get("tool_calls", ()):
+            names[call["id"]] = call["name"]
+        if msg["role"] == "tool" and "name" not in msg and msg["tool_call_id"] in names:
+            msg["name"] = names[msg["tool_call_id"]]
 
 
 def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
     """The neutral request for a Chat Completions body. `params` may hold the Azure `deployment`, which
     stands in for a missing `model`."""
     if not isinstance(body, dict):
-        raise RequestError(f"The request body must be a JSON object, but got {type_name(body)} instead.")
+        raise RequestError(f"The request body must be a JSON object, but got {json_type_name(body)} instead.")
     if body.get("model") is None and params.get("deployment"):
         model: str | None = params["deployment"]
     else:
@@ -388,7 +380,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
     if messages is None:
         raise _missing("messages")
     if not isinstance(messages, list):
-        raise _bad_type("messages", "an array of objects", messages)
+        raise _type_error("messages", "an array of objects", messages)
     if not messages:
         raise RequestError(
             "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
@@ -400,13 +392,13 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
     stream_options = body.get("stream_options")
     if stream_options is not None:
         if not isinstance(stream_options, dict):
-            raise _bad_type("stream_options", "an object", stream_options)
+            raise _type_error("stream_options", "an object", stream_options)
         if not stream:
             raise RequestError(
                 "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options"
             )
         if not isinstance(stream_options.get("include_usage", False), bool):
-            raise _bad_type("stream_options.include_usage", "a boolean", stream_options["include_usage"])
+            raise _type_error("stream_options.include_usage", "a boolean", stream_options["include_usage"])
     limit = _integer(body, "max_completion_tokens", 1)
     legacy_limit = _integer(body, "max_tokens", 1)
     effort = _string(body, "reasoning_effort", "reasoning_effort")
@@ -430,6 +422,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         "headers": dict(headers),
         "extra": {k: v for k, v in body.items() if k not in _HANDLED},
     }
+    _name_tool_results(neutral["messages"])
     try:
         # `neutral` was just built from a parsed body nobody else holds: from_dict's defensive deep copy
         # (half the cost of decoding) protects nothing here

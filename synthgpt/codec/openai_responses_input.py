@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
-from .common import check_schema
+from .common import check_schema, type_error
 from .errors import unsupported_custom_tool
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
@@ -34,30 +34,6 @@ _SKIPPED_ITEMS = frozenset(
      "local_shell_call_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "mcp_call",
      "compaction"}
 )  # fmt: skip
-
-_TYPE_NAMES: dict[type, str] = {str: "a string", int: "an integer", bool: "a boolean", dict: "an object",
-                                list: "an array", float: "a number"}  # fmt: skip
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    for t, name in _TYPE_NAMES.items():
-        if isinstance(value, t):
-            return name
-    return "an unsupported value"
-
-
-def type_error(param: str, expected: str, value: Any) -> RequestError:
-    """OpenAI's wording for a field of the wrong type."""
-    return RequestError(
-        f"Invalid type for '{param}': expected {expected}, but got {_json_type(value)} instead.",
-        param,
-        code="invalid_type",
-    )
-
 
 def _text_of(value: Any, param: str) -> str:
     """A string, or the text of a list of text parts (function_call_output may carry either)."""
@@ -280,7 +256,7 @@ def _schema(text: Any) -> ResponseSchema | None:
             "text.format.type",
             code="invalid_value",
         )
-    for key, expected in (("name", str), ("schema", dict)):
+    for key, expected, named in (("name", str, "a string"), ("schema", dict, "an object")):
         if key not in fmt:
             raise RequestError(
                 f"Missing required parameter: 'text.format.{key}'.",
@@ -288,7 +264,7 @@ def _schema(text: Any) -> ResponseSchema | None:
                 code="missing_required_parameter",
             )
         if not isinstance(fmt[key], expected):
-            raise type_error(f"text.format.{key}", _TYPE_NAMES[expected], fmt[key])
+            raise type_error(f"text.format.{key}", named, fmt[key])
     check_schema(fmt["schema"], "text.format.schema", f"text.format '{fmt['name']}'")
     return ResponseSchema(
         kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))

@@ -24,6 +24,7 @@ from .core import (
     Objects,
     OneOf,
     Weighted,
+    _whole,
     lift,
 )
 from .embedding import Embeddings, EmbeddingVectors
@@ -274,8 +275,7 @@ def answer(
         for k, v in usage.items():
             if k not in fields:
                 raise UnknownNameError("usage field", k, fields)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise RuleError(f"answer: usage {k} must be a whole number >= 0, got {v!r}")
+            _whole(f"answer: usage {k}", v, lo=0)
         fixed_usage = dict(usage)
     return _AnswerGen(None if value is None else lift(value), plan, err, finish_reason, fixed_usage)
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import uuid as _uuid
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import RuleError
 from ..seeding import token_from_seed
-from .core import DrawContext, Generator, _num, lift, snapshot
+from .core import DrawContext, Generator, _num, _real, _shown, _whole, lift, snapshot
 
 __all__ = ["Boolean", "Choice", "Id", "Integer", "Number", "Uuid"]
 
@@ -18,8 +17,8 @@ class Integer(Generator[int]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, lo: int = 0, hi: int = 100) -> None:
-        if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool) or isinstance(hi, bool):
-            raise RuleError(f"`integer` takes whole numbers, got {lo!r} and {hi!r}")
+        _whole("`integer`: lo", lo)
+        _whole("`integer`: hi", hi)
         if lo > hi:
             raise RuleError(f"`integer` takes `lo` <= `hi`, got {lo} > {hi}")
         self.lo = lo
@@ -36,8 +35,10 @@ class Number(Generator[float]):
     __slots__ = ("decimals", "hi", "lo")
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, decimals: int | None = 2) -> None:
-        if not math.isfinite(lo) or not math.isfinite(hi):
-            raise RuleError(f"`number` takes finite bounds, got {lo} and {hi}")
+        _real("`number`: lo", lo)
+        _real("`number`: hi", hi)
+        if decimals is not None:
+            _whole("`number`: decimals", decimals)
         if lo > hi:
             raise RuleError(f"`number` takes `lo` <= `hi`, got {lo} > {hi}")
         if decimals is not None and not 0 <= decimals <= 15:
@@ -60,7 +61,7 @@ class Boolean(Generator[bool]):
     __slots__ = ("p",)
 
     def __init__(self, p: float = 0.5) -> None:
-        if not 0.0 <= p <= 1.0:
+        if not 0.0 <= _real("`boolean`: p", p) <= 1.0:
             raise RuleError(f"`boolean` takes a probability 0 <= p <= 1, got {p}")
         self.p = p
 
@@ -96,7 +97,10 @@ class Id(Generator[str]):
     __slots__ = ("length", "prefix", "sep")
 
     def __init__(self, prefix: str = "", length: int = 24, sep: str = "_") -> None:
-        if not 1 <= length <= 256:
+        for what, text in (("prefix", prefix), ("sep", sep)):
+            if not isinstance(text, str):
+                raise RuleError(f"`id`: {what} must be a string, got {_shown(text)}")
+        if not 1 <= _whole("`id`: length", length) <= 256:
             raise RuleError(f"`id` takes 1 <= length <= 256, got {length}")
         self.prefix = prefix
         self.length = length

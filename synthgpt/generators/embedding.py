@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import RuleError
-from .core import DrawContext, Generator
+from .core import DrawContext, Generator, _whole
 
 __all__ = ["EmbeddingVectors", "Embeddings", "embed_text", "native_dimensions"]
 
@@ -137,8 +137,8 @@ class Embeddings(Generator[EmbeddingVectors]):
     __slots__ = ("dimensions",)
 
     def __init__(self, dimensions: int | None = None) -> None:
-        if dimensions is not None and (not isinstance(dimensions, int) or isinstance(dimensions, bool)):
-            raise RuleError(f"embeddings: dimensions must be a whole number, got {dimensions!r}")
+        if dimensions is not None:
+            _whole("embeddings: dimensions", dimensions)
         if dimensions is not None and not 1 <= dimensions <= _MAX_DIMENSIONS:
             raise RuleError(
                 f"embeddings: dimensions must be between 1 and {_MAX_DIMENSIONS}, got {dimensions}"

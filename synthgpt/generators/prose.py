@@ -12,7 +12,7 @@ import random
 import re
 
 from ..errors import RuleError
-from .core import DrawContext, Generator
+from .core import MAX_ITEMS, DrawContext, Generator, _whole
 from .text import ADJECTIVES, WORDS, with_article
 
 __all__ = ["Prose", "answer_shape", "topic"]
@@ -213,6 +213,10 @@ class Prose(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
+        _whole("`prose`: min_sentences", min_sentences)
+        _whole("`prose`: max_sentences", max_sentences)
+        if max_sentences > MAX_ITEMS:
+            raise RuleError(f"`prose` takes at most {MAX_ITEMS} sentences, got max_sentences={max_sentences}")
         if min_sentences < 0 or min_sentences > max_sentences:
             raise RuleError(f"`prose` takes 0 <= min <= max, got {min_sentences} and {max_sentences}")
         if min_sentences < 2:

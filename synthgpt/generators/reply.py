@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DrawError, RuleError
+from ..jsonutil import dumps
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
 from .core import DrawContext, Generator, lift
@@ -15,12 +15,27 @@ from .prose import answer_shape, topic
 from .request_args import fill_from_request
 from .text import ADJECTIVES, with_article
 
-__all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "call_id", "dumps", "to_choice"]
+__all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "answer_json", "call_id", "to_choice"]
 
 
-def dumps(value: Any) -> str:
-    """JSON text as synthgpt puts it in answers and tool arguments: compact, UTF-8, key order kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def answer_json(value: Any, tool: str | None = None, rule: str = "") -> str:
+    """`value` as JSON text for an answer (or tool `tool`'s arguments); a DrawError when it is not JSON (a
+    set, an object, NaN), said where it happens rather than as a bare 500 when the body is written.
+    `rule` names the rule, for callers outside the draw (whose errors the engine does not prefix)."""
+    try:
+        return dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, TypeError):
+            bad = str(exc).removeprefix("Object of type ").removesuffix(" is not JSON serializable")
+            why = f"a value of type {bad}"
+        elif "Circular" in str(exc):
+            why = "a reference to itself"
+        else:
+            why = "NaN or an infinity"
+        where = f"rule {rule!r}: " if rule else ""
+        what = "the answer" if tool is None else f"the arguments of tool {tool!r}"
+        raise DrawError(f"{where}{what} cannot be written as JSON ({why} found); answers are made of "
+                        "strings, numbers, booleans, null, lists and dicts") from None
 
 
 def call_id(ctx: DrawContext, index: int = 0) -> str:
@@ -78,7 +93,7 @@ class ToolCallGen(Generator[ToolCallPart]):
                 except DrawError as exc:  # the request's own schema allows nothing drawable
                     raise undrawable_request_schema(req, exc, tool.name) from None
                 args = fill_from_request(args, tool.parameters, req.last_user)
-        text = args if isinstance(args, str) else dumps(args)
+        text = args if isinstance(args, str) else answer_json(args, name)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 
     def __repr__(self) -> str:
@@ -133,6 +148,9 @@ class Reasoning(Generator[ReasoningPart]):
         return "reasoning()" if self.text is None else f"reasoning({self.text!r})"
 
 
+_FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter")
+
+
 class Reply(Generator[Choice]):
     """A whole answer: optional reasoning, text and tool calls, in that order."""
 
@@ -145,6 +163,12 @@ class Reply(Generator[Choice]):
         reasoning: Any = None,
         finish_reason: FinishReason | None = None,
     ) -> None:
+        if isinstance(tool_calls, str) or not isinstance(tool_calls, Sequence):
+            got = type(tool_calls).__name__
+            raise RuleError(f"reply: tool_calls must be a list of tool calls, got {got}")
+        if finish_reason not in (None, *_FINISH_REASONS):
+            raise RuleError(f"reply: finish_reason must be one of {', '.join(map(repr, _FINISH_REASONS))}, "
+                            f"got {finish_reason!r}")
         self.text = None if text is None else lift(text)
         self.tool_calls = tuple(tc if isinstance(tc, Generator) else lift(tc) for tc in tool_calls)
         self.reasoning: Generator[Any] | None = (
@@ -163,7 +187,7 @@ class Reply(Generator[Choice]):
             parts.append(r if isinstance(r, ReasoningPart) else ReasoningPart(text=str(r)))
         if self.text is not None:
             t = self.text.draw(ctx.fork("text"))
-            parts.append(TextOut(text=t if isinstance(t, str) else dumps(t)))
+            parts.append(TextOut(text=t if isinstance(t, str) else answer_json(t)))
         for i, g in enumerate(self.tool_calls):
             tc = g.draw(ctx.fork(("tool_call", i)))
             parts.append(_as_tool_call(tc, ctx, i))
@@ -191,7 +215,7 @@ def _as_tool_call(value: Any, ctx: DrawContext, index: int) -> ToolCallPart:
         return ToolCallPart(
             id=str(value.get("id") or call_id(ctx, index)),
             name=str(value["name"]),
-            arguments=args if isinstance(args, str) else dumps(args),
+            arguments=args if isinstance(args, str) else answer_json(args, str(value["name"])),
         )
     raise DrawError(f"a tool call must be a tool_call(...) or a dict with 'name', got {value!r}")
 
@@ -211,4 +235,4 @@ def to_choice(value: Any, ctx: DrawContext) -> Choice:
     if value is None:
         return Choice(parts=(TextOut(text=""),))
     # any other JSON value is the answer's text, as a structured-output model would write it
-    return Choice(parts=(TextOut(text=dumps(value)),))
+    return Choice(parts=(TextOut(text=answer_json(value, rule=ctx.rule)),))

@@ -11,17 +11,15 @@ import datetime as dt
 import ipaddress
 import random
 import re
-import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from faker import Faker
-
 from ..seeding import token_from_seed
 from .core import DrawContext
+from .fake import faker_for
 
-__all__ = ["FORMATS", "NUMBER_NAMES", "STRING_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
+__all__ = ["FORMATS", "NUMBER_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
 
 
 _WORDS_TEXT = (
@@ -32,21 +30,13 @@ _WORDS_TEXT = (
 WORDS = tuple(_WORDS_TEXT.split())
 _EPOCH = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
 
-_FAKER: Faker | None = None
-_FAKER_LOCK = threading.Lock()  # one shared instance: seeding and using it must not interleave across threads
-
-
 def _faker(ctx: DrawContext, method: str) -> str:
-    global _FAKER
-    with _FAKER_LOCK:
-        if _FAKER is None:
-            _FAKER = Faker("en_US")
-        _FAKER.seed_instance(ctx.fork("faker").seed)
-        if method == "title":
-            return str(_FAKER.sentence(nb_words=4)).rstrip(".")
-        if method == "sentence":
-            return str(_FAKER.sentence(nb_words=10))
-        return str(getattr(_FAKER, method)())
+    fk = faker_for(ctx.fork("faker").seed)  # this thread's own en_US Faker: no lock, no shared state
+    if method == "title":
+        return str(fk.sentence(nb_words=4)).rstrip(".")
+    if method == "sentence":
+        return str(fk.sentence(nb_words=10))
+    return str(getattr(fk, method)())
 
 
 def _moment(ctx: DrawContext, fmt: str) -> str:

@@ -8,7 +8,7 @@ import hashlib
 import re
 
 from ..errors import RuleError
-from .core import DrawContext, Generator
+from .core import MAX_ITEMS, DrawContext, Generator, _whole
 
 __all__ = [
     "HashTokens",
@@ -18,7 +18,6 @@ __all__ = [
     "Summary",
     "Words",
     "article",
-    "keywords",
     "with_article",
 ]
 
@@ -41,27 +40,9 @@ VERBS = (
     "supports improves shapes explains covers frames guides reflects changes limits drives follows "
     "balances connects extends reduces defines tracks signals"
 ).split()
-_STOP = frozenset(
-    "about above after again also another because been before being below between both could does doing "
-    "down during each from further have having here into itself just more most much only other over "
-    "same should some such than that their them then there these they this those through under until "
-    "very what when where which while will with would your yours please tell explain give make show "
-    "write hello thanks thank".split()
-)
-_WORD_RE = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+MAX_HASH_TOKENS = 1_000_000
+"""The most tokens `hash_tokens` may draw (load tests want long answers; not ones that stall a server)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def keywords(text: str, limit: int = 6) -> list[str]:
-    """Content words of `text` in first-seen order (lower-cased, no stop words, at least 4 letters)."""
-    seen: list[str] = []
-    for w in _WORD_RE.findall(text):
-        lw = w.lower()
-        if len(lw) >= 4 and lw not in _STOP and lw not in seen:
-            seen.append(lw)
-            if len(seen) == limit:
-                break
-    return seen
 
 
 # Spelling decides the article except where the sound does not follow it: a "yoo" or "w" sound takes
@@ -86,9 +67,13 @@ def with_article(word: str, *, capital: bool = False) -> str:
     return f"{art.capitalize() if capital else art} {word}"
 
 
-def _check_range(name: str, lo: int, hi: int) -> None:
+def _check_range(name: str, lo: int, hi: int, what: str = "words") -> None:
+    _whole(f"`{name}`: min_{what}", lo)
+    _whole(f"`{name}`: max_{what}", hi)
     if lo < 0 or lo > hi:
         raise RuleError(f"`{name}` takes 0 <= min <= max, got {lo} and {hi}")
+    if hi > MAX_ITEMS:
+        raise RuleError(f"`{name}` takes at most {MAX_ITEMS} {what}, got max_{what}={hi}")
 
 
 class Words(Generator[str]):
@@ -136,7 +121,7 @@ class Paragraph(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
-        _check_range("paragraph", min_sentences, max_sentences)
+        _check_range("paragraph", min_sentences, max_sentences, "sentences")
         self.lo, self.hi = min_sentences, max_sentences
 
     def draw(self, ctx: DrawContext) -> str:
@@ -153,7 +138,7 @@ class Summary(Generator[str]):
     __slots__ = ("count", "max_chars")
 
     def __init__(self, max_chars: int = 200, count: int = 1) -> None:
-        if max_chars < 1 or count < 1:
+        if _whole("`summary`: max_chars", max_chars) < 1 or _whole("`summary`: count", count) < 1:
             raise RuleError(f"`summary` takes max_chars >= 1 and count >= 1, got {max_chars} and {count}")
         self.max_chars = max_chars
         self.count = count
@@ -184,8 +169,10 @@ class HashTokens(Generator[str]):
     __slots__ = ("n",)
 
     def __init__(self, n: int = 16) -> None:
-        if n < 0:
+        if _whole("`hash_tokens`: n", n) < 0:
             raise RuleError(f"`hash_tokens` takes n >= 0, got {n}")
+        if n > MAX_HASH_TOKENS:
+            raise RuleError(f"`hash_tokens` takes n <= {MAX_HASH_TOKENS}, got {n}")
         self.n = n
 
     def draw(self, ctx: DrawContext) -> str:

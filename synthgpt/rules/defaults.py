@@ -53,11 +53,7 @@ class ToolResultsText(Generator[str]):
 
     def draw(self, ctx: DrawContext) -> str:
         req = ctx.request
-        names = {tc.id: tc.name for m in req.current_turn for tc in m.tool_calls}
-        lines = []
-        for m in req.tool_results:
-            name = names.get(m.tool_call_id or "") or m.name or "the tool"
-            lines.append(f"{name} returned: {m.content}")
+        lines = [f"{req.tool_result_name(m) or 'the tool'} returned: {m.content}" for m in req.tool_results]
         rng = ctx.rng
         return "\n".join([rng.choice(_OPENERS), *lines, rng.choice(_CLOSERS)])
 

@@ -1,7 +1,7 @@
 """Load rule files (YAML or JSON) into the RuleSet the Python DSL would build.
 
     loaded = load_files(["rules.yaml"])
-    mock = MockGPT(loaded.ruleset, seed=loaded.seed or 0, clock=loaded.clock)
+    mock = loaded.mock()  # the files' seed (else 0) and clock
 
 Included files are read first, depth-first, each once; their rules come before the including file's.
 `seed` and `clock` come from the first file (in command-line order) that sets them, a file's own value
@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import ValidationError
 
@@ -29,6 +29,11 @@ from .locations import NodePath, RuleFileError, SourceMap, parse_source
 from .rule import Rule, RuleSet
 from .script import Script
 from .spec import OutputSpec, RuleFileSpec, RuleSpec, StepSpec, validation_errors
+
+if TYPE_CHECKING:
+    from ..mock import MockGPT
+
+    M = TypeVar("M", bound=MockGPT)
 
 __all__ = ["LoadedRules", "RuleFileError", "RuleOrigin", "load_files", "load_report", "load_text"]
 
@@ -60,6 +65,23 @@ class LoadedRules:
     """Every file read, includes too (what `serve --watch` watches)."""
     origins: dict[str, RuleOrigin] = field(default_factory=dict)
     """Rule name -> where it was written."""
+
+    @overload
+    def mock(self, seed: int | None = None, clock: Clock | None = None, *, cls: None = None,
+             **kwargs: Any) -> MockGPT: ...
+    @overload
+    def mock(self, seed: int | None = None, clock: Clock | None = None, *, cls: type[M],
+             **kwargs: Any) -> M: ...
+
+    def mock(self, seed: int | None = None, clock: Clock | None = None, *, cls: type[MockGPT] | None = None,
+             **kwargs: Any) -> MockGPT:
+        """A MockGPT (or `cls`, a subclass) answering with these rules. A `seed` or `clock` given wins over
+        the files' (then seed 0 and MockGPT's default clock); `kwargs` go to the constructor."""
+        from ..mock import MockGPT  # local: the engine imports the rules package, not the other way round
+
+        chosen = seed if seed is not None else (self.seed if self.seed is not None else 0)
+        return (cls or MockGPT)(self.ruleset, seed=chosen, clock=clock if clock is not None else self.clock,
+                                **kwargs)
 
 
 def load_files(paths: Iterable[str | os.PathLike[str]]) -> LoadedRules:
@@ -169,8 +191,11 @@ class _Loader:
             return
         if data is None:
             return
-        if isinstance(data, list):  # a bare list of rules
+        if isinstance(data, list):  # a bare list of rules: its positions move under `rules`, where looked up
             data = {"rules": data}
+            root = smap.values.get((), (1, 1))
+            smap.values = {("rules", *k): v for k, v in smap.values.items()} | {(): root}
+            smap.keys = {("rules", *k): v for k, v in smap.keys.items()}
         if not isinstance(data, dict):
             self.errors.append(smap.error((), "a rule file is a mapping with `rules:` (and `seed`, `clock`, "
                                                 "`models`, `include`), or a list of rules"))

@@ -51,7 +51,10 @@ class Matcher:
     def match(self, request: ModelRequest) -> Captures | None:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def __call__(self, request: ModelRequest) -> bool:
+    def __call__(self, request: ModelRequest | Mapping[str, Any]) -> bool:
+        """Whether the request (or a plain dict of one, as `ModelRequest.from_dict` takes) matches."""
+        if not isinstance(request, ModelRequest):
+            request = ModelRequest.from_dict(request)
         return self.match(request) is not None
 
     def __and__(self, other: Any) -> Matcher:
@@ -290,6 +293,7 @@ def any_message(
     *,
     regex: str | None = None,
     equals: str | None = None,
+    glob: str | None = None,
     role: str | None = None,
     case_sensitive: bool = False,
 ) -> Matcher:
@@ -298,9 +302,8 @@ def any_message(
         from ..errors import UnknownNameError
 
         raise UnknownNameError("message role", role, _ROLES)
-    t = TextTest(
-        contains=contains, regex=regex, equals=equals, case_sensitive=case_sensitive, what="any_message"
-    )
+    t = TextTest(contains=contains, regex=regex, equals=equals, glob=glob, case_sensitive=case_sensitive,
+                 what="any_message")
     m = _TextMatcher(
         "any_message", lambda r: [x.content for x in r.messages if role is None or x.role == role], t
     )
@@ -386,8 +389,7 @@ def has_tool_result(name: str | None = None, *, last: bool = False) -> Matcher:
             results = (r.messages[-1],) if r.ends_with_tool_result else ()
         if name is None:
             return bool(results)
-        calls = {tc.id: tc.name for m in r.current_turn for tc in m.tool_calls}
-        return any(calls.get(m.tool_call_id or "") == name or m.name == name for m in results)
+        return any(r.tool_result_name(m) == name for m in results)
 
     args = [repr(name)] if name else []
     if last:
@@ -409,22 +411,40 @@ def previous_tool_call(name: str | None = None) -> Matcher:
 
 def turn(eq: int | None = None, *, min: int | None = None, max: int | None = None) -> Matcher:
     """The 1-based user turn being answered (the count of user messages)."""
+    return _count_matcher("turn", lambda r: r.turn, eq, min, max)
+
+
+def _count_matcher(
+    fname: str, count: Callable[[ModelRequest], int], eq: int | None, min: int | None, max: int | None
+) -> Matcher:
+    """A matcher on a count of the request: exactly `eq`, or within `min`..`max`; every argument checked
+    when built, so `{turn: {min: 2, max: 1}}` is an error in the rule file, not a rule that never matches."""
+    from ..generators.core import _whole  # local: the generators package imports far more than matchers need
+
     if eq is None and min is None and max is None:
-        raise RuleError("turn: give eq, min= or max=")
+        raise RuleError(f"{fname}: give eq, min= or max=")
+    for what, v in (("eq", eq), ("min", min), ("max", max)):
+        if v is not None:
+            _whole(f"{fname}: {what}", v, lo=0)
+    if eq is not None and (min is not None or max is not None):
+        raise RuleError(f"{fname}: give eq or min=/max=, not both")
+    if min is not None and max is not None and min > max:
+        raise RuleError(f"{fname}: min must be <= max, got min={min} and max={max}")
 
     def pred(r: ModelRequest) -> bool:
-        t = r.turn
-        return (eq is None or t == eq) and (min is None or t >= min) and (max is None or t <= max)
+        n = count(r)
+        return (eq is None or n == eq) and (min is None or n >= min) and (max is None or n <= max)
 
     bits = [str(eq)] if eq is not None else []
     bits += [f"min={min}"] if min is not None else []
     bits += [f"max={max}"] if max is not None else []
-    return _Field(f"turn({', '.join(bits)})", pred)
+    return _Field(f"{fname}({', '.join(bits)})", pred)
 
 
 def header(name: str, value: str | None = None, *, regex: str | None = None) -> Matcher:
     """A request header is present (equal to `value`, or matching `regex`; names are case-insensitive)."""
-    t = TextTest(equals=value, regex=regex, case_sensitive=True, what="header") if (value or regex) else None
+    given = value is not None or regex is not None  # `header("x", "")` matches an empty value only
+    t = TextTest(equals=value, regex=regex, case_sensitive=True, what="header") if given else None
     lname = name.lower()
 
     def pred(r: ModelRequest) -> Captures | None:
@@ -434,8 +454,8 @@ def header(name: str, value: str | None = None, *, regex: str | None = None) -> 
         return {} if t is None else t.test(v)
 
     m = Where(pred)
-    rep = f"header({name!r}" + (f", {value!r}" if value else "")
-    rep += (f", regex={regex!r}" if regex else "") + ")"
+    rep = f"header({name!r}" + (f", {value!r}" if value is not None else "")
+    rep += (f", regex={regex!r}" if regex is not None else "") + ")"
     return _Named(m, rep)
 
 
@@ -487,20 +507,7 @@ def tool_round(eq: int | None = None, *, min: int | None = None, max: int | None
 
     Parallel calls are one round. The DSL and rule files call it `round`.
     """
-    if eq is None and min is None and max is None:
-        raise RuleError("round: give eq, min= or max=")
-    for what, v in (("eq", eq), ("min", min), ("max", max)):
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
-            raise RuleError(f"round: {what} must be a whole number >= 0, got {v!r}")
-
-    def pred(r: ModelRequest) -> bool:
-        n = tool_rounds(r)
-        return (eq is None or n == eq) and (min is None or n >= min) and (max is None or n <= max)
-
-    bits = [str(eq)] if eq is not None else []
-    bits += [f"min={min}"] if min is not None else []
-    bits += [f"max={max}"] if max is not None else []
-    return _Field(f"round({', '.join(bits)})", pred)
+    return _count_matcher("round", tool_rounds, eq, min, max)
 
 
 def tool_result(
@@ -518,9 +525,7 @@ def tool_result(
                  what="tool_result")
 
     def texts(r: ModelRequest) -> list[str]:
-        calls = {tc.id: tc.name for m in r.current_turn for tc in m.tool_calls}
-        return [m.content for m in reversed(r.tool_results)
-                if name is None or calls.get(m.tool_call_id or "") == name or m.name == name]
+        return [m.content for m in reversed(r.tool_results) if name is None or r.tool_result_name(m) == name]
 
     test = repr(t)
     args = ", ".join(x for x in (repr(name) if name is not None else "", test) if x)

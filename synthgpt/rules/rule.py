@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NoRuleMatched, RuleError
+from ..errors import NoRuleMatched, RuleError, UnknownNameError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
@@ -17,7 +17,7 @@ from .matchers import Matcher, as_matcher
 if TYPE_CHECKING:
     from ..journal import CallRecord
 
-__all__ = ["Resolved", "Rule", "RuleSet"]
+__all__ = ["Resolved", "Rule", "RuleSet", "UnknownRuleError"]
 
 _KEEP_CALLS = 100  # per-rule history kept for `.calls` / `.last`
 
@@ -138,6 +138,16 @@ class Resolved:
     call_index: int
 
 
+class UnknownRuleError(UnknownNameError, KeyError):
+    """`rules["name"]` names no rule: the message suggests the closest name. Still a KeyError, as a
+    mapping's missing key is."""
+
+    __str__ = BaseException.__str__  # KeyError's own would print the message quoted, as a repr
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__("rule", name, known)
+
+
 class RuleSet:
     """An ordered list of rules: the first whose matcher matches (and has calls left) answers."""
 
@@ -168,7 +178,7 @@ class RuleSet:
         for r in self.rules:
             if r.name == key:
                 return r
-        raise KeyError(key)
+        raise UnknownRuleError(key, [r.name for r in self.rules])
 
     def resolve(self, request: ModelRequest) -> Resolved:
         for rule in self.rules:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 import typing
 from collections.abc import Sequence
 from pathlib import Path
@@ -292,6 +293,29 @@ def render_schema() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # pragma: no cover - the writer of the shipped file
-    SCHEMA_PATH.write_text(render_schema(), encoding="utf-8")
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m synthgpt.rules.spec [--check]`: write the shipped JSON Schema, or check it is current."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m synthgpt.rules.spec",
+        description=f"Write the JSON Schema of rule files to {SCHEMA_PATH.name}, generated from the code.",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the shipped file differs from what would be written")
+    args = parser.parse_args(argv)
+    text = render_schema()
+    current = SCHEMA_PATH.read_text(encoding="utf-8") if SCHEMA_PATH.exists() else None
+    if args.check:
+        if current == text:
+            print(f"{SCHEMA_PATH} is up to date")
+            return 0
+        print(f"{SCHEMA_PATH} is stale: run `python -m synthgpt.rules.spec` to write it", file=sys.stderr)
+        return 1
+    SCHEMA_PATH.write_text(text, encoding="utf-8")
     print(f"wrote {SCHEMA_PATH}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a module in the tests
+    raise SystemExit(main())

@@ -69,6 +69,12 @@ def build_mock(options: dict[str, Any], base_dir: Path | None = None) -> SynthGP
         rules = rules()
     seed = options.get("seed")
     clock = options.get("clock")
+    if isinstance(clock, str):
+        clock = parse_clock(clock)
+    kwargs: dict[str, Any] = {}
+    for name in ("journal_size", "context_window"):
+        if options.get(name) is not None:
+            kwargs[name] = options[name]
     rules_file = options.get("rules_file")
     if rules_file is not None:
         from ..rules.loader import load_files
@@ -78,18 +84,10 @@ def build_mock(options: dict[str, Any], base_dir: Path | None = None) -> SynthGP
         paths = [rules_file] if isinstance(rules_file, str | Path) else list(rules_file)
         resolved = [Path(p) if Path(p).is_absolute() or base_dir is None else base_dir / p for p in paths]
         loaded = load_files(resolved)
-        rules = loaded.ruleset
-        seed = loaded.seed if seed is None else seed
-        clock = loaded.clock if clock is None else clock
-    if isinstance(clock, str):
-        clock = parse_clock(clock)
+        return loaded.mock(None if seed is None else int(seed), clock, cls=SynthGPTFixture, **kwargs)
     if rules is not None:
         rules = rules if isinstance(rules, RuleSet) else RuleSet(rules)
         rules.reset()  # Rule objects count their calls: a module-level rule list must start fresh
-    kwargs: dict[str, Any] = {}
-    for name in ("journal_size", "context_window"):
-        if options.get(name) is not None:
-            kwargs[name] = options[name]
     return SynthGPTFixture(rules, seed=0 if seed is None else int(seed), clock=clock, **kwargs)
 
 

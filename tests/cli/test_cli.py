@@ -39,13 +39,26 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
         (["serve", "--max-body-bytes", "0"], "argument --max-body-bytes: must be >= 1, got 0"),
         (["serve", "--journal-size", "-1"], "argument --journal-size: must be >= 0, got -1"),
         (["launch"], "invalid choice: 'launch'"),
+        (["serve", "--workers", "two"], "argument --workers: must be a whole number, got 'two'\n"),
+        (["serve", "--port", "80.5"], "argument --port: must be a whole number, got '80.5'\n"),
+        (["serve", "--journal-size", ""], "argument --journal-size: must be a whole number, got ''\n"),
+        (["serve", "--seed", "x"], "argument --seed: must be a whole number, got 'x'\n"),
+        (["serve", "--clock", "step:0:nan"], "argument --clock: bad clock 'step:0:nan': use fixed, "
+                                              "fixed:<unix-seconds>, step:<start>[:<step>] or system\n"),
     ],
 )
 def test_bad_arguments_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         cli.main(args)
     assert info.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "invalid _" not in err  # never argparse's "invalid _positive value"
+
+
+def test_serve_help_names_every_clock_form(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--help"])
+    assert "step:<start>[:<step>]" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize(

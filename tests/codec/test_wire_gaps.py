@@ -445,32 +445,61 @@ async def test_chat_service_tier_is_checked(client: httpx.AsyncClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("extra", "message", "param"),
+    ("extra", "message", "param", "code"),
     [
-        ({"seed": "7"}, "Invalid type for 'seed': expected an integer, but got a string instead.", "seed"),
-        ({"user": 3}, "Invalid type for 'user': expected a string, but got an integer instead.", "user"),
+        (
+            {"seed": "7"},
+            "Invalid type for 'seed': expected an integer, but got a string instead.",
+            "seed",
+            None,
+        ),
+        (
+            {"user": 3},
+            "Invalid type for 'user': expected a string, but got an integer instead.",
+            "user",
+            None,
+        ),
         (
             {"metadata": []},
             "Invalid type for 'metadata': expected an object, but got an array instead.",
             "metadata",
+            None,
         ),
         (
             {"top_logprobs": 2},
             "Invalid value for 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.",
             "top_logprobs",
+            None,
         ),
         (
             {"parallel_tool_calls": "no"},
             "Invalid type for 'parallel_tool_calls': expected a boolean, but got a string instead.",
             "parallel_tool_calls",
+            None,
+        ),
+        (
+            {"n": 1.5},
+            "Invalid type for 'n': expected an integer, but got a decimal instead.",
+            "n",
+            None,
         ),
     ],
 )
 async def test_chat_optional_fields_are_type_checked(
-    client: httpx.AsyncClient, extra: dict[str, Any], message: str, param: str
+    client: httpx.AsyncClient, extra: dict[str, Any], message: str, param: str, code: str | None
 ) -> None:
+    # one builder words the type errors of Chat and Responses alike ("a decimal" on both)
     r = await client.post("/v1/chat/completions", json=chat(**extra))
-    assert (r.status_code, r.json()) == (400, err(message, param, None))
+    assert (r.status_code, r.json()) == (400, err(message, param, code))
+
+
+async def test_responses_names_a_decimal_as_chat_does(client: httpx.AsyncClient) -> None:
+    r = await client.post("/v1/responses", json={"model": "m", "input": "hi", "text": {"format": {
+        "type": "json_schema", "name": 1.5, "schema": {"type": "object"}}}})
+    assert (r.status_code, r.json()) == (400, err(
+        "Invalid type for 'text.format.name': expected a string, but got a decimal instead.",
+        "text.format.name", "invalid_type",
+    ))
 
 
 async def test_chat_logprobs_request_answers_null_logprobs(

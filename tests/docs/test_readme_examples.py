@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+TESTING_GUIDE = README.parent / "docs" / "testing.md"
 
 pytest_plugins = ["pytester"]
 
@@ -33,5 +34,13 @@ def test_dsl_example_prints_the_profile_answer(tmp_path: Path) -> None:
 
 def test_plugin_example_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_readme_plugin=_block_containing("def test_refund"))
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_testing_guide_plugin_example_passes(pytester: pytest.Pytester) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", TESTING_GUIDE.read_text(encoding="utf-8"), flags=re.S)
+    (block,) = [b for b in blocks if "def test_refund" in b]
+    pytester.makepyfile(test_guide_plugin=block)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)

@@ -1,5 +1,7 @@
 """Every error the engine raises on purpose, with its exact message: they are part of the interface."""
 
+# ruff: noqa: E501 - expected messages stay whole, one per line, so they read like the output
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from synthgpt import (
 )
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.clock import parse_clock
+from synthgpt.clock import FixedClock, StepClock, parse_clock
 from synthgpt.journal import Journal
 
 # ------------------------------------------------------------------------------ raised when rules are built
@@ -48,14 +50,14 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "fake('passport_dates') needs birthday=<a date>; or use fake('passport_full')",
     ),
     ("integer lo > hi", lambda: g.integer(5, 1), RuleError, "`integer` takes `lo` <= `hi`, got 5 > 1"),
-    ("integer floats", lambda: g.integer(1.5, 2), RuleError, "`integer` takes whole numbers, got 1.5 and 2"),
-    ("integer bools", lambda: g.integer(True, 2), RuleError, "`integer` takes whole numbers, got True and 2"),
+    ("integer floats", lambda: g.integer(1.5, 2), RuleError, "`integer`: lo must be a whole number, got 1.5"),
+    ("integer bools", lambda: g.integer(True, 2), RuleError, "`integer`: lo must be a whole number, got True"),
     ("number lo > hi", lambda: g.number(2, 1), RuleError, "`number` takes `lo` <= `hi`, got 2 > 1"),
     (
         "number nan",
         lambda: g.number(float("nan"), 1),
         RuleError,
-        "`number` takes finite bounds, got nan and 1",
+        "`number`: lo must be a finite number, got nan",
     ),
     (
         "number decimals",
@@ -123,7 +125,7 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "lists sizes",
         lambda: g.lists(g.integer(), 2.5),  # type: ignore[arg-type]
         RuleError,
-        "lists takes 0 <= min_size <= max_size, got 2.5 and 5",
+        "`lists`: min_size must be a whole number, got 2.5",
     ),
     ("weighted zero", lambda: g.weighted([(0, "a")]), RuleError, "weighted: at least one weight must be > 0"),
     (
@@ -265,6 +267,70 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "bad clock 'fixed:soon': use fixed, fixed:<unix-seconds>, step:<start>[:<step>] or system",
     ),
 ]
+
+
+# Arguments of the wrong type: each a RuleError when built, never a TypeError from a comparison mid-draw.
+BAD_TYPES: list[tuple[str, Callable[[], Any], str]] = [
+    ("integer hi str", lambda: g.integer(0, "9"), "`integer`: hi must be a whole number, got '9'"),
+    ("number lo str", lambda: g.number("0", 1), "`number`: lo must be a finite number, got '0'"),
+    ("number hi inf", lambda: g.number(0, float("inf")), "`number`: hi must be a finite number, got inf"),
+    ("number decimals float", lambda: g.number(decimals=2.5), "`number`: decimals must be a whole number, got 2.5"),
+    ("boolean p str", lambda: g.boolean("0.5"), "`boolean`: p must be a finite number, got '0.5'"),
+    ("boolean p nan", lambda: g.boolean(float("nan")), "`boolean`: p must be a finite number, got nan"),
+    ("words str", lambda: g.words("3", 6), "`words`: min_words must be a whole number, got '3'"),
+    ("words bool", lambda: g.words(1, True), "`words`: max_words must be a whole number, got True"),
+    ("sentence float", lambda: g.sentence(6, 12.0), "`sentence`: max_words must be a whole number, got 12.0"),
+    ("paragraph str", lambda: g.paragraph("3"), "`paragraph`: min_sentences must be a whole number, got '3'"),
+    ("prose str", lambda: g.prose(3, "5"), "`prose`: max_sentences must be a whole number, got '5'"),
+    ("summary str", lambda: g.summary("200"), "`summary`: max_chars must be a whole number, got '200'"),
+    ("summary count", lambda: g.summary(count=None), "`summary`: count must be a whole number, got None"),
+    ("hash_tokens float", lambda: g.hash_tokens(1.5), "`hash_tokens`: n must be a whole number, got 1.5"),
+    ("id length str", lambda: g.id("x", length="8"), "`id`: length must be a whole number, got '8'"),
+    ("id prefix int", lambda: g.id(7), "`id`: prefix must be a string, got 7"),
+    ("id sep None", lambda: g.id("x", sep=None), "`id`: sep must be a string, got None"),
+    ("weighted bool weight", lambda: g.weighted([(True, "a")]), "weighted: pairs are (weight, option) with a weight >= 0, got weight True"),
+    ("weighted nan weight", lambda: g.weighted({"a": float("nan")}), "weighted: pairs are (weight, option) with a weight >= 0, got weight nan"),
+    ("weighted not pairs", lambda: g.weighted([1, 2]), "weighted: pairs are (weight, option), got 1"),
+    ("lists max str", lambda: g.lists(1, 0, "5"), "`lists`: max_size must be a whole number, got '5'"),
+    ("lists unique str", lambda: g.lists(1, unique="yes"), "`lists`: unique must be true or false, got 'yes'"),
+    ("filter tries str", lambda: g.integer().filter(bool, max_tries="9"), "filter: max_tries must be a whole number, got '9'"),
+    ("embeddings dims float", lambda: g.embeddings(dimensions=8.0), "embeddings: dimensions must be a whole number, got 8.0"),
+    ("answer usage bool", lambda: g.answer("x", usage={"prompt_tokens": True}), "answer: usage prompt_tokens must be a whole number, got True"),
+    ("answer usage negative", lambda: g.answer("x", usage={"prompt_tokens": -1}), "answer: usage prompt_tokens must be a whole number >= 0, got -1"),
+    ("reply tool_calls str", lambda: g.reply("x", tool_calls="f"), "reply: tool_calls must be a list of tool calls, got str"),
+    ("reply finish", lambda: g.reply("x", finish_reason="done"), "reply: finish_reason must be one of 'stop', 'length', 'tool_calls', 'content_filter', got 'done'"),
+    ("long repr shortened", lambda: g.words("x" * 100), "`words`: min_words must be a whole number, got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."),
+    # sizes have a ceiling, so one draw cannot stall the server
+    ("words cap", lambda: g.words(1, 10_001), "`words` takes at most 10000 words, got max_words=10001"),
+    ("paragraph cap", lambda: g.paragraph(1, 20_000), "`paragraph` takes at most 10000 sentences, got max_sentences=20000"),
+    ("prose cap", lambda: g.prose(2, 10_001), "`prose` takes at most 10000 sentences, got max_sentences=10001"),
+    ("lists cap", lambda: g.lists(1, 0, 10_001), "lists takes max_size <= 10000, got 10001"),
+    ("hash_tokens cap", lambda: g.hash_tokens(1_000_001), "`hash_tokens` takes n <= 1000000, got 1000001"),
+    # counts of the request: turn and round share one builder
+    ("turn str", lambda: m.turn("2"), "turn: eq must be a whole number, got '2'"),
+    ("turn negative", lambda: m.turn(min=-1), "turn: min must be a whole number >= 0, got -1"),
+    ("turn bool", lambda: m.turn(max=True), "turn: max must be a whole number, got True"),
+    ("turn eq and min", lambda: m.turn(2, min=1), "turn: give eq or min=/max=, not both"),
+    ("turn min > max", lambda: m.turn(min=2, max=1), "turn: min must be <= max, got min=2 and max=1"),
+    ("turn nothing", lambda: m.turn(), "turn: give eq, min= or max="),
+    ("round eq and max", lambda: m.round(1, max=3), "round: give eq or min=/max=, not both"),
+    ("round min > max", lambda: m.round(min=3, max=0), "round: min must be <= max, got min=3 and max=0"),
+    ("round float", lambda: m.round(1.0), "round: eq must be a whole number, got 1.0"),
+]
+
+
+@pytest.mark.parametrize(("build", "message"), [c[1:] for c in BAD_TYPES], ids=[c[0] for c in BAD_TYPES])
+def test_wrong_argument_types_are_rule_errors_when_built(build: Callable[[], Any], message: str) -> None:
+    with pytest.raises(RuleError) as info:
+        build()
+    assert str(info.value) == message
+
+
+def test_sizes_at_the_ceiling_are_allowed() -> None:
+    assert repr(g.words(0, 10_000)) == "words(0, 10000)"
+    assert repr(g.lists(1, 0, 10_000)) == "lists(just(1), 0, 10000)"
+    assert repr(g.hash_tokens(1_000_000)) == "hash_tokens(1000000)"
+    assert (repr(m.turn(min=1, max=1)), repr(m.round(0))) == ("turn(min=1, max=1)", "round(0)")
 
 
 @pytest.mark.parametrize(
@@ -480,3 +546,30 @@ def test_bad_request_dicts_raise_request_error_naming_the_param(
         err = info.value
         assert (err.message, err.param) == (message, param)
         assert str(err) == (message if param is None else f"{message} (param: {param})")
+
+
+def test_an_unknown_rule_name_suggests_the_closest_and_is_still_a_key_error() -> None:
+    rules = RuleSet([Rule("weather", m.always(), "x"), Rule("greeting", m.always(), "y")])
+    with pytest.raises(UnknownNameError) as info:
+        rules["wether"]
+    assert str(info.value) == "unknown rule 'wether' — did you mean 'weather'?"
+    assert isinstance(info.value, KeyError) and info.value.suggestion == "weather"
+    with pytest.raises(KeyError) as missing:
+        rules["zz"]
+    assert str(missing.value) == "unknown rule 'zz'"
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: StepClock(step=float("nan")), "StepClock: step must be a finite number, got nan"),
+        (lambda: StepClock(float("inf")), "StepClock: start must be a finite number, got inf"),
+        (lambda: StepClock(0, "1"), "StepClock: step must be a finite number, got '1'"),
+        (lambda: FixedClock(float("nan")), "FixedClock: t must be a finite number, got nan"),
+        (lambda: FixedClock(True), "FixedClock: t must be a finite number, got True"),
+    ],
+)
+def test_clocks_refuse_what_is_not_a_finite_number(build: Callable[[], Any], message: str) -> None:
+    with pytest.raises(RuleError) as info:
+        build()
+    assert str(info.value) == message

@@ -6,11 +6,13 @@ import inspect
 import uuid as std_uuid
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthgpt import ModelRequest, ReasoningPart, ToolCallPart
+from synthgpt import ModelRequest, ReasoningPart, RequestError, ToolCallPart
 from synthgpt import generators as g
+from synthgpt import matchers as m
 from synthgpt.generators import DrawContext, Generator
 from synthgpt.model import Choice
 from synthgpt.tokens import count_tokens
@@ -69,8 +71,15 @@ def test_text_generators_respect_their_sizes(seed: int) -> None:
 
 def test_prose_talks_about_the_request_keywords() -> None:
     text = draw(g.prose(), 3, user("Explain quantum entanglement simply"))
-    assert any(k in text for k in ("quantum", "entanglement", "simply"))
-    assert draw(g.prose(2, 2), 3, ModelRequest()).count("this") >= 1  # no keywords: talks about "this"
+    assert text == (
+        "In short, quantum entanglement simply is mostly about a general form. Keep the number and the list "
+        "separate, and quantum entanglement simply gets much easier to reason about. That covers the main "
+        "points about quantum entanglement simply."
+    )
+    # no keywords: talks about "this"
+    assert draw(g.prose(2, 2), 3, ModelRequest()) == (
+        "In short, this is mostly about a general form. That covers the main points about this."
+    )
 
 
 def test_summary_takes_the_first_sentences_cut_to_max_chars() -> None:
@@ -191,8 +200,17 @@ def test_reply_orders_reasoning_text_then_tool_calls() -> None:
 
 
 def test_example_draws_against_an_empty_request() -> None:
-    assert g.integer(0, 10).example(seed=3) == g.integer(0, 10).example(seed=3)
+    assert [g.integer(0, 10).example(seed=s) for s in range(5)] == [6, 2, 0, 3, 3]  # pinned draws
     assert g.last_user().example(request=user("hey")) == "hey"
+    # a plain dict is read as ModelRequest.from_dict reads it
+    assert g.last_user().example(request={"messages": [{"role": "user", "content": "hey"}]}) == "hey"
+
+
+def test_matchers_take_a_plain_dict_of_a_request() -> None:
+    assert m.last_user("hey")({"messages": [{"role": "user", "content": "oh hey"}]})
+    assert not m.last_user("hey")({"messages": [{"role": "user", "content": "bye"}]})
+    with pytest.raises(RequestError):
+        m.always()({"messages": "nope"})
 
 
 def test_registry_lists_every_generator_of_the_dsl() -> None:

@@ -141,6 +141,22 @@ def test_header_names_are_case_insensitive_and_values_exact_or_regex() -> None:
     assert not m.header("x-other")(r)
 
 
+def test_header_with_an_empty_value_matches_only_an_empty_value() -> None:
+    assert not m.header("x-scenario", "")(user("x", headers={"X-Scenario": "flaky-42"}))
+    assert m.header("x-scenario", "")(user("x", headers={"X-Scenario": ""}))
+    assert not m.header("x-scenario", "")(user("x"))
+    assert repr(m.header("x-scenario", "")) == "header('x-scenario', '')"
+
+
+def test_any_message_takes_a_glob_like_the_other_text_matchers() -> None:
+    assert m.any_message(glob="first *")(AGENT_TURN)
+    assert m.any_message(glob="*OSLO?", role="user")(AGENT_TURN)
+    assert m.any_message(glob="*Oslo?", role="user", case_sensitive=True)(AGENT_TURN)
+    assert not m.any_message(glob="*OSLO?", role="user", case_sensitive=True)(AGENT_TURN)
+    assert not m.any_message(glob="first", role="user")(AGENT_TURN)
+    assert repr(m.any_message(glob="first *", role="user")) == "any_message(glob='first *', role='user')"
+
+
 def test_wants_schema_and_reasoning() -> None:
     schema = {"kind": "json_schema", "name": "person", "schema": {"type": "object"}}
     r = user("x", response_schema=schema, reasoning={"effort": "low"})

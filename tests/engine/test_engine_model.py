@@ -136,3 +136,15 @@ def test_summary_is_short_and_says_what_matters() -> None:
 def test_from_dict_returns_a_request_unchanged() -> None:
     r = ModelRequest.from_dict({"model": "x"})
     assert ModelRequest.from_dict(r) is r
+
+
+def test_tool_result_name_follows_the_call_id_then_the_results_own_name() -> None:
+    r = ModelRequest.from_dict({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "a", "name": "search", "arguments": {}},
+                                             {"id": "b", "name": "fetch", "arguments": {}}]},
+        {"role": "tool", "tool_call_id": "b", "content": "page"},
+        {"role": "tool", "tool_call_id": "zz", "name": "legacy", "content": "x"},
+        {"role": "tool", "tool_call_id": "zz", "content": "y"},
+    ]})  # fmt: skip
+    assert [r.tool_result_name(m) for m in r.tool_results] == ["fetch", "legacy", None]

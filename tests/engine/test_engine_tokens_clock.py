@@ -85,8 +85,9 @@ def test_derive_seed_is_pinned_and_length_prefixed() -> None:
 
 
 def test_token_from_seed_and_canonical_json() -> None:
-    assert token_from_seed(1, 10) == token_from_seed(1, 10)
-    assert token_from_seed(1, 10) != token_from_seed(2, 10)
+    assert (token_from_seed(1, 10), token_from_seed(2, 10)) == ("zLlSbOpAhb", "Of3bKpHuDj")  # pinned
+    assert token_from_seed(1, 40) == "zLlSbOpAhbCsXv8MoKktk5SqgMvJUA4aCmlVtXeL"
+    assert token_from_seed(7, 6, alphabet="ab") == "aababa"
     assert token_from_seed(1, 40).startswith(token_from_seed(1, 10))
     assert token_from_seed(7, 6, alphabet="ab") in {
         "".join(p) for p in __import__("itertools").product("ab", repeat=6)

@@ -185,3 +185,75 @@ def test_through_the_synthgpt_command(here: Path) -> None:
         timeout=60,
     )
     assert (proc.returncode, proc.stdout) == (1, "bad.yaml:2:41: `integer` takes `lo` <= `hi`, got 9 > 3\n")
+
+
+def test_bare_list_findings_are_each_reported_at_their_line(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same message twice, on different lines: both are findings (a bare list once put both at 1:1)
+    write(
+        here / "list.yaml",
+        """
+        - name: a
+          match: always
+          output: {text: x}
+        - name: b
+          match: {last_usr: y}
+          output: {text: y}
+        - name: c
+          match: {last_usr: z}
+          output: {text: z}
+        """,
+    )
+    assert run(capsys, "list.yaml") == (1, [
+        "list.yaml:5:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
+        "list.yaml:8:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
+    ], "2 problems found\n")
+
+
+def test_count_matchers_are_checked_where_written(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(
+        here / "counts.yaml",
+        """
+        rules:
+          - name: a
+            match: {turn: {min: 2, max: 1}}
+            output: {text: x}
+          - name: b
+            match: {round: {eq: 1, min: 0}}
+            output: {text: y}
+          - name: c
+            match: {turn: -1}
+            output: {text: z}
+        """,
+    )
+    assert run(capsys, "counts.yaml") == (1, [
+        "counts.yaml:3:13: turn: min must be <= max, got min=2 and max=1",
+        "counts.yaml:6:13: round: give eq or min=/max=, not both",
+        "counts.yaml:9:13: turn: eq must be a whole number >= 0, got -1",
+    ], "3 problems found\n")
+
+
+def test_spec_module_writes_checks_and_helps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from synthgpt.rules import spec
+
+    target = tmp_path / "rulefile.schema.json"
+    monkeypatch.setattr(spec, "SCHEMA_PATH", target)
+    assert spec.main(["--check"]) == 1 and not target.exists()  # missing: stale, and nothing written
+    assert capsys.readouterr().err == f"{target} is stale: run `python -m synthgpt.rules.spec` to write it\n"
+    with pytest.raises(SystemExit) as info:
+        spec.main(["--help"])
+    assert info.value.code == 0 and not target.exists()
+    assert capsys.readouterr().out.startswith("usage: python -m synthgpt.rules.spec [-h] [--check]\n")
+    assert spec.main([]) == 0 and target.read_text(encoding="utf-8") == spec.render_schema()
+    assert capsys.readouterr().out == f"wrote {target}\n"
+    assert spec.main(["--check"]) == 0
+    assert capsys.readouterr().out == f"{target} is up to date\n"
+    target.write_text("{}\n", encoding="utf-8")
+    assert spec.main(["--check"]) == 1 and target.read_text(encoding="utf-8") == "{}\n"
+
+
+def test_shipped_schema_is_current() -> None:
+    result = subprocess.run([sys.executable, "-m", "synthgpt.rules.spec", "--check"], capture_output=True,
+                            text=True, check=False)
+    assert (result.returncode, result.stdout) == (0, f"{SCHEMA_PATH} is up to date\n")

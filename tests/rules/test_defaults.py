@@ -12,6 +12,7 @@ from synthgpt import MockGPT, ModelOutput, RequestError
 from synthgpt.model import Fault, StreamPlan
 from synthgpt.rules.defaults import default_rules
 from synthgpt.rules.triggers import parse_triggers, strip_triggers
+from synthgpt.tokens import count_tokens
 
 WEATHER = {
     "type": "function",
@@ -209,9 +210,12 @@ def test_error_trigger(status: int, retry: int | None) -> None:
 def test_incomplete_cuts_at_half_the_answer() -> None:
     out = ask("Tell me about rivers !MOCK_INCOMPLETE!")
     assert out.finish_reason == "length"
-    assert out.usage.completion_tokens > 0
-    full = MockGPT().generate({"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}]})
-    assert out.text != full.text
+    # pinned: half (31) of the 63 tokens of the uncut answer, which goes on "…, because it sets the code…"
+    assert out.usage.completion_tokens == 31 == count_tokens(out.text)
+    assert out.text == (
+        "In short, rivers is mostly about a general test. The first thing to look at with rivers is "
+        "the element"
+    )
 
 
 def test_incomplete_with_a_token_count() -> None:

@@ -501,3 +501,36 @@ def test_load_report_gives_every_error(tmp_path: Path) -> None:
         (4, "unknown generator 'intger' — did you mean 'integer'?"),
         (5, "a rule needs `match`"),
     ]
+
+
+# A file that is a bare list of rules keeps every position: errors name the line they are on.
+def test_bare_list_errors_keep_their_positions_yaml() -> None:
+    text = """\
+        - name: a
+          match: always
+          output: {text: x}
+        - name: b
+          match: {last_usr: y}
+          output: {text: y}
+        - name: c
+          match: {last_usr: z}
+          output: {text: z}
+        """
+    assert errors_of(text) == [
+        "rules.yaml:5:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
+        "rules.yaml:8:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
+    ]
+
+
+def test_bare_list_errors_keep_their_positions_json() -> None:
+    text = """\
+        [
+          {"name": "a", "match": "always", "output": {"text": "x"}},
+          {"name": "b", "match": "always", "output": {"text": "y"}},
+          {"name": "c", "match": "always", "output": {"text": "z"}},
+          {"name": "d",
+           "match": "always",
+           "generate": {"integer": [9, 3]}}
+        ]
+        """
+    assert errors_of(text, "rules.json") == ["rules.json:7:17: `integer` takes `lo` <= `hi`, got 9 > 3"]

@@ -379,3 +379,15 @@ def test_schema_key_and_extension_keys_are_ignored() -> None:
 def test_yaml_dates_stay_text() -> None:
     loaded = load("rules: [{name: a, match: always, generate: {just: {day: 2024-01-02, at: 2024-01-02T10:00:00Z}}}]")  # noqa: E501
     assert ask(loaded).text == '{"day":"2024-01-02","at":"2024-01-02T10:00:00Z"}'
+
+
+def test_loaded_rules_build_their_mock() -> None:
+    from synthgpt.testing import SynthGPTFixture
+
+    loaded = load("seed: 42\nclock: fixed:100\nrules: [{name: a, match: always, output: {text: x}}]\n")
+    mock = loaded.mock()
+    assert (type(mock), mock.seed, mock.clock.now(), mock.rules is loaded.ruleset) == (MockGPT, 42, 100, True)
+    other = loaded.mock(7, FixedClock(5), cls=SynthGPTFixture, journal_size=3)
+    assert (type(other), other.seed, other.clock.now(), other.journal.maxlen) == (SynthGPTFixture, 7, 5, 3)
+    bare = load("rules: []\n").mock()
+    assert (bare.seed, type(bare.clock)) == (0, FixedClock)

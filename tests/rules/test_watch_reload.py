@@ -164,12 +164,18 @@ def test_serve_watch_reloads_and_keeps_the_last_good_rules(tmp_path: Path, start
             assert time.monotonic() < deadline, f"the server never answered {text!r}"
             time.sleep(0.1)
 
-    with start_server("--watch", str(rules)) as url:
+    log = tmp_path / "serve.log"
+    with start_server("--watch", str(rules), stderr=log) as url:
         assert answer(url) == "one"
         touch(rules, GOOD.replace("one", "two"))
         wait_for(url, "two")
         touch(rules, "rules: [{name: a, match: alway, output: {text: broken}}]\n")  # a broken edit
-        time.sleep(1.5)  # three poll intervals: a reload, which must not happen, would have happened
+        # the watcher has read the broken file once it says so; only then can "no reload" be checked
+        deadline = time.monotonic() + 30
+        while "rule files not reloaded, keeping the last good rules" not in log.read_text(errors="replace"):
+            assert time.monotonic() < deadline, "the server never reported the broken edit"
+            time.sleep(0.1)
+        assert f"{rules}:1:26: unknown matcher 'alway' — did you mean 'always'?" in log.read_text()
         assert answer(url) == "two"
         touch(rules, GOOD.replace("one", "three"))
         wait_for(url, "three")

@@ -106,7 +106,8 @@ def test_triggers_in_an_input_work_as_on_every_api(oai: openai.OpenAI, live_serv
     assert caught.value.status_code == 429
     assert caught.value.response.headers["retry-after-ms"] == "10"
     assert caught.value.body == {
-        "message": "Rate limit reached for requests. Please try again shortly. (synthgpt trigger !MOCK_ERROR:429!)",
+        "message": "Rate limit reached for requests. Please try again shortly."
+        " (synthgpt trigger !MOCK_ERROR:429!)",
         "type": "requests",
         "param": None,
         "code": "rate_limit_exceeded",

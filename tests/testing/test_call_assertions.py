@@ -105,3 +105,15 @@ def test_call_count_helpers() -> None:
         mock.assert_called_once()
     mock.reset()
     assert mock.call_count == 0 and not mock.rules["greeting"].called
+
+
+def test_assert_called_passes_after_a_call_and_fails_before_any() -> None:
+    mock = _mock()
+    with pytest.raises(AssertionError) as info:
+        mock.assert_called()
+    assert str(info.value) == "expected at least one call, but no call arrived"
+    _ask(mock, "hello")
+    assert mock.assert_called() is None
+    mock.reset()
+    with pytest.raises(AssertionError, match=r"^expected at least one call, but no call arrived$"):
+        mock.assert_called()

@@ -71,6 +71,12 @@ def test_jsonl_export_round_trips(client: httpx2.Client) -> None:
     [
         ({"limit": "0"}, "limit", "Invalid 'limit': must be between 1 and 10000, got 0."),
         ({"offset": "x"}, "offset", "Invalid 'offset': expected an integer, got 'x'."),
+        ({"offset": "-1"}, "offset", "Invalid 'offset': must be between 0 and 1000000000000, got -1."),
+        (
+            {"offset": "10000000000000"},
+            "offset",
+            "Invalid 'offset': must be between 0 and 1000000000000, got 10000000000000.",
+        ),
         ({"format": "xml"}, "format", "Invalid 'format': expected 'json' or 'jsonl', got 'xml'."),
     ],
 )

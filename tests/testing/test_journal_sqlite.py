@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import subprocess
 import sys
 import textwrap
@@ -137,3 +138,25 @@ def test_every_record_survives_two_writer_processes(tmp_path: Path) -> None:
 
     pids = {row[0] for row in sqlite3.connect(db).execute("SELECT DISTINCT pid FROM calls")}
     assert len(pids) == 2
+
+
+@pytest.mark.parametrize(
+    ("pattern", "models"),
+    [
+        ("[!a]*", ["b", "^a", "[x"]),
+        ("[^a]", ["a"]),  # a leading ^ is literal in fnmatch: the set holds ^ and a
+        ("[!^]", ["a", "b"]),
+        ("[x", ["[x"]),  # a [ that opens no set is itself
+        ("*", ["a", "b", "ab", "^a", "[x"]),
+    ],
+)
+def test_sql_filters_read_globs_as_fnmatch_does(tmp_path: Path, pattern: str, models: list[str]) -> None:
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+    mock = MockGPT()
+    mock.journal = journal
+    names = ("a", "b", "ab", "^a", "[x")
+    for model in names:
+        _ask(mock, "q", model=model)
+    assert [r.model for r in journal.query(model=pattern)] == models
+    assert [n for n in names if fnmatch.fnmatchcase(n, pattern)] == models  # the in-memory journal's rule
+    assert journal.count(model=pattern) == len(models)

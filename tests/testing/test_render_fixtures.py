@@ -150,3 +150,13 @@ def test_progress_bar_and_cli_entry(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["--requests", str(tmp_path / "missing.jsonl"), "--api", "chat", "--out", "x"]) == 2
     assert "requests file not found" in capsys.readouterr().err
     assert main(["--requests", str(requests), "--api", "nope", "--out", "x"]) == 2
+
+
+def test_out_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    requests = tmp_path / "r.jsonl"
+    requests.write_text('{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n')
+    out = tmp_path / "out.json"
+    out.write_text("keep me")
+    assert main(["--requests", str(requests), "--api", "chat", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"synthgpt render: --out must be a folder, but {out} is a file\n"
+    assert out.read_text() == "keep me"

@@ -1,0 +1,20 @@
+"""The one way synthgpt writes JSON text: on the wire, in answers, in tool arguments and in fingerprints.
+
+Every API must turn the same value into the same text, or the same conversation sent through two APIs
+would hash differently: compact separators, UTF-8 kept as is (`"Zürich"`, not `"Z\\u00fcrich"`), key
+order kept.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["dumps"]
+
+
+def dumps(value: Any, *, allow_nan: bool = True) -> str:
+    """JSON text: compact, UTF-8, key order kept. `allow_nan=False` refuses NaN and infinities (ValueError),
+    which are not JSON: answers are drawn with it so a rule drawing `nan` says so rather than writing
+    text no client can parse."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
