@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import dataclasses
 import io
 import pstats
 import sys
@@ -99,10 +100,13 @@ def measure_app(app: App, call: AsgiCall, n: int, repeats: int) -> float:
     return asyncio.run(go())
 
 
-def _synthgpt_app(rule_files: list[str]) -> App:
+def _synthgpt_app(rule_files: list[str], memo: bool) -> App:
     from synthgpt.server.run import ServeConfig, create_app_from_config
 
-    app: App = create_app_from_config(ServeConfig(rule_files=tuple(rule_files), seed=1))
+    config = ServeConfig(rule_files=tuple(rule_files), seed=1)
+    if not memo:  # every call drawn and encoded: what distinct requests cost
+        config = dataclasses.replace(config, memo_entries=0)
+    app: App = create_app_from_config(config)
     return app
 
 
@@ -115,6 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--profile", action="store_true", help="cProfile the synthgpt app and print the top")
     ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout")
+    ap.add_argument("--memo", action="store_true", help="keep the memo on: repeated requests are replayed")
     args = ap.parse_args(argv)
     if args.synthgpt_root:
         sys.path.insert(0, str(args.synthgpt_root.resolve()))
@@ -123,11 +128,12 @@ def main(argv: list[str] | None = None) -> None:
     from bench.ceiling_app import create_app as ceiling_app
 
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
+    memo: bool = args.memo
     apps = {
-        "builtin": _synthgpt_app([]),
-        "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]),
+        "builtin": _synthgpt_app([], memo),
+        "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))], memo),
     }
-    print(f"synthgpt from {__import__('synthgpt').__file__}")
+    print(f"synthgpt from {__import__('synthgpt').__file__}; memo {'on' if memo else 'off (all drawn)'}")
     print(f"{'case':<18} {'synthgpt us':>12} {'ceiling us':>11} {'ratio':>6} {'sends s/c':>10}")
     for case in (c for c in CASES if c.name in names):
         app = apps[case.server]

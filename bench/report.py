@@ -85,32 +85,40 @@ class Verdicts:
 
 
 def print_case(
-    name: str, title: str, details: str, m: Measured, target: float, ceiling_desc: str, verdicts: Verdicts
+    name: str,
+    title: str,
+    details: str,
+    runs: list[tuple[str, str, Measured]],
+    target: float,
+    ceiling_desc: str,
+    verdicts: Verdicts,
 ) -> None:
+    """One case: for each (heading, verdict row, figures) of `runs`, both servers and the ratio."""
     print(f"\n== {name}: {title}")
     if details:
         print(f"   {details}")
-    print(
-        f"   {'server':<9} {'req/s median [min .. max]':<28} {'p50 ms':>8} {'p99 ms':>8} {'cpu us/req':>11}"
-        f" {'errors':>7}"
-    )
-    print(_side_line("synthgpt", m.synth))
-    print(_side_line("ceiling", m.ceiling))
-    ratios = m.ratios()
-    if not ratios:
-        verdict = verdicts.add(name, "n/a", f">= {target}x ceiling", None)
-        print(f"   ratio     n/a   target >= {target}x  {verdict}")
-        return
-    med = statistics.median(ratios)
-    verdict = verdicts.add(
-        name, f"{med:.2f}x ceiling (median of {len(ratios)} rounds)", f">= {target}x ceiling", med >= target
-    )
-    print(
-        f"   ratio     {_spread(ratios, '{:.2f}')}x same-round vs ceiling ({ceiling_desc});"
-        f" target >= {target}x  {verdict}"
-    )
-    if m.synth.errors or m.ceiling.errors:
-        print("   warning: errors during the load (non-2xx answers, resets or timeouts): figures are suspect")
+    for heading, row, m in runs:
+        print(f"   -- {heading}")
+        print(
+            f"   {'server':<9} {'req/s median [min .. max]':<28} {'p50 ms':>8} {'p99 ms':>8}"
+            f" {'cpu us/req':>11} {'errors':>7}"
+        )
+        print(_side_line("synthgpt", m.synth))
+        print(_side_line("ceiling", m.ceiling))
+        ratios = m.ratios()
+        if not ratios:
+            verdict = verdicts.add(row, "n/a", f">= {target}x ceiling", None)
+            print(f"   ratio     n/a   target >= {target}x  {verdict}")
+            continue
+        med = statistics.median(ratios)
+        measured = f"{med:.2f}x ceiling (median of {len(ratios)} rounds)"
+        verdict = verdicts.add(row, measured, f">= {target}x ceiling", med >= target)
+        print(
+            f"   ratio     {_spread(ratios, '{:.2f}')}x same-round vs ceiling ({ceiling_desc});"
+            f" target >= {target}x  {verdict}"
+        )
+        if m.synth.errors or m.ceiling.errors:
+            print("   warning: errors during the load (non-2xx, resets or timeouts): figures are suspect")
 
 
 def paced_lines(s: dict[str, Any]) -> list[str]:

@@ -168,47 +168,61 @@ class Bench:
                 str(self.workdir / "payloads.json"),
             ],
         )
-        results = {p.case.name: Measured() for p in ready}
+        results = {(p.case.name, mode): Measured() for p in ready for mode in MODES}
         for p in ready:
             proc_port = servers[p.case.server]
             assert not isinstance(proc_port, str)
-            # the ceiling must answer byte for byte what synthgpt answered
-            p.extra["targets"] = (
-                (proc_port[0], self._target(p, proc_port[1], "")),
-                (ceiling, self._target(p, ceiling_port, f"?case={p.case.name}")),
-            )
+            # the ceiling must answer byte for byte what synthgpt answered; for distinct requests both
+            # servers get the same varying bodies (the ceiling still answers the captured bytes)
+            p.extra["targets"] = {
+                mode: (
+                    (proc_port[0], self._target(p, proc_port[1], "", mode)),
+                    (ceiling, self._target(p, ceiling_port, f"?case={p.case.name}", mode)),
+                )
+                for mode in MODES
+            }
         if self.s.warmup > 0:
             for p in ready:
-                for _, target in p.extra["targets"]:
-                    self.gen.run(target, self.s.connections, self.s.warmup)
+                for mode in MODES:
+                    for _, target in p.extra["targets"][mode]:
+                        self.gen.run(target, self.s.connections, self.s.warmup)
         for r in range(self.s.rounds):
             for p in ready:
-                pair = p.extra["targets"]
-                order = pair if r % 2 == 0 else pair[::-1]  # alternate who goes first in a round
-                for proc, target in order:
-                    before = tree_cpu_seconds(proc.pid)
-                    result = self.gen.run(target, self.s.connections, self.s.duration)
-                    after = tree_cpu_seconds(proc.pid)
-                    cpu = after - before if before is not None and after is not None else None
-                    side = results[p.case.name].synth if proc is not ceiling else results[p.case.name].ceiling
-                    side.add(result, cpu)
+                for mode in MODES:
+                    pair = p.extra["targets"][mode]
+                    order = pair if r % 2 == 0 else pair[::-1]  # alternate who goes first in a round
+                    measured = results[(p.case.name, mode)]
+                    for proc, target in order:
+                        before = tree_cpu_seconds(proc.pid)
+                        result = self.gen.run(target, self.s.connections, self.s.duration)
+                        after = tree_cpu_seconds(proc.pid)
+                        cpu = after - before if before is not None and after is not None else None
+                        (measured.synth if proc is not ceiling else measured.ceiling).add(result, cpu)
             self.progress(f"round {r + 1}/{self.s.rounds} done")
         self.stop(ceiling)
         for p in prepared:
             c = p.case
             if p.skip is not None:
                 print(f"\n== {c.name}: {c.title}\n   {p.skip}")
-                self.verdicts.add(c.name, p.skip, f">= {c.target}x ceiling", None)
+                for mode in MODES:
+                    self.verdicts.add(_row(c.name, mode), p.skip, f">= {c.target}x ceiling", None)
                 continue
             details = f"request {len(p.body)} B, answer {len(p.answer)} B"
             if c.stream:
                 details += f", {p.events} SSE events"
             if p.note:
                 details += f" ({p.note})"
-            print_case(c.name, c.title, details, results[c.name], c.target, c.ceiling, self.verdicts)
+            print_case(
+                c.name, c.title, details, [(MODE_TITLES[mode], _row(c.name, mode), results[(c.name, mode)])
+                                           for mode in MODES],
+                c.target, c.ceiling, self.verdicts,
+            )  # fmt: skip
 
-    def _target(self, p: Prepared, port: int, query: str) -> Target:
-        return Target(HOST, port, (Req(p.case.path + query, p.body, p.case.headers),))
+    def _target(self, p: Prepared, port: int, query: str, mode: str = "repeated") -> Target:
+        if mode == "repeated":
+            return Target(HOST, port, (Req(p.case.path + query, p.body, p.case.headers),))
+        body = with_counter(p.body)
+        return Target(HOST, port, (Req(p.case.path + query, body, p.case.headers),), unique=b"{N}" in body)
 
     def run_paced(self, port: int) -> None:
         s = self.s
@@ -232,46 +246,40 @@ class Bench:
             for t in targets:
                 self.verdicts.add("paced", why, t, None)
             return
-        req_file = self.workdir / "paced.http"
-        req_file.write_bytes(Req(case.path, prep.body, case.headers).raw(HOST, port))
-        argv = [
-            sys.executable,
-            "-m",
-            "bench.paced",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--request-file",
-            str(req_file),
-            "--streams",
-            str(s.paced_streams),
-            "--frames",
-            str(s.paced_frames),
-            "--interval-ms",
-            str(s.paced_interval_ms),
-        ]
-        out = _run_pinned(argv, self.plan.load)
-        summary = json.loads(out)
-        for line in paced_lines(summary):
-            print(line)
-        n = summary["streams"]
-        note = "" if n >= 500 else f" (only {n} streams; targets are for 500)"
-        self.verdicts.add(
-            "paced duration",
-            f"{summary['within_5pct']}/{n} within 5% (max err {summary['span_err_pct_max']:.1f}%){note}",
-            targets[0],
-            summary["within_5pct"] == n,
-        )
-        self.verdicts.add(
-            "paced gaps",
-            f"p99 gap error {summary['gap_err_ms_p99']:.2f} ms{note}",
-            targets[1],
-            summary["gap_err_ms_p99"] <= 5.0,
-        )
-        self.verdicts.add(
-            "paced lost", f"{summary['lost']} lost of {n}{note}", targets[2], summary["lost"] == 0
-        )
+        for mode in MODES:
+            distinct = mode == "distinct"
+            body = with_counter(prep.body) if distinct else prep.body
+            req_file = self.workdir / f"paced-{mode}.http"
+            req_file.write_bytes(Req(case.path, body, case.headers).raw(HOST, port))
+            argv = [
+                sys.executable, "-m", "bench.paced", "--host", HOST, "--port", str(port),
+                "--request-file", str(req_file), "--streams", str(s.paced_streams),
+                "--frames", str(s.paced_frames), "--interval-ms", str(s.paced_interval_ms),
+            ]  # fmt: skip
+            if distinct:
+                argv.append("--unique")
+            summary = json.loads(_run_pinned(argv, self.plan.load))
+            print(f"   -- {PACED_TITLES[mode]}")
+            for line in paced_lines(summary):
+                print(line)
+            n = summary["streams"]
+            note = "" if n >= 500 else f" (only {n} streams; targets are for 500)"
+            row = "paced" if not distinct else "paced distinct"
+            self.verdicts.add(
+                f"{row} duration",
+                f"{summary['within_5pct']}/{n} within 5% (max err {summary['span_err_pct_max']:.1f}%){note}",
+                targets[0],
+                summary["within_5pct"] == n,
+            )
+            self.verdicts.add(
+                f"{row} gaps",
+                f"p99 gap error {summary['gap_err_ms_p99']:.2f} ms{note}",
+                targets[1],
+                summary["gap_err_ms_p99"] <= 5.0,
+            )
+            self.verdicts.add(
+                f"{row} lost", f"{summary['lost']} lost of {n}{note}", targets[2], summary["lost"] == 0
+            )
 
     def run_inproc(self) -> None:
         print("\n== inproc: MockGPT.generate calls/s (one process on the server core, no HTTP)")
@@ -348,6 +356,27 @@ class Bench:
         self.verdicts.add(
             "memory", f"RSS {_mb(final)} after {done:,} requests{note}", "<= 60 MB after 200,000", ok
         )
+
+
+# Every HTTP case runs twice: the same request over and over (what a load test of one prompt sends; synthgpt
+# then replays its memo of encoded answers), and every request different (a counter in the prompt: every
+# answer is drawn and encoded, the memo never hits).
+MODES = ("repeated", "distinct")
+MODE_TITLES = {
+    "repeated": "the same request repeated (answers replayed from the memo)",
+    "distinct": "distinct requests (a counter in the prompt: every answer drawn, memo misses)",
+}
+
+
+PACED_TITLES = {
+    "repeated": "every stream the same request (its planned writes replayed from the memo)",
+    "distinct": "every stream a different request (a counter in the prompt: each answer drawn; streams differ"
+    " in length, each is planned to last its own (frames - 1) x interval)",
+}
+
+
+def _row(name: str, mode: str) -> str:
+    return name if mode == "repeated" else f"{name} distinct"
 
 
 def _mb(n: int | None) -> str:

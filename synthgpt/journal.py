@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -36,15 +37,65 @@ class CallRecord:
         return self.request.model
 
 
+_KEEP_LIVE = 16
+"""The newest records are kept as they are; older ones packed (`_Packed`), rebuilt when read. A record's
+request and output are about ten pydantic objects, ~8 KB; pickled, ~2 KB. Reading the journal is rare;
+holding a thousand records is what every long run does."""
+_PAYLOADS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Packed:
+    index: int
+    rule: str
+    seed: int
+    at: float
+    duration_ms: float
+    captures: dict[str, str]
+    payload: bytes
+    """pickle of (request, output)"""
+
+    def unpack(self) -> CallRecord:
+        request, output = pickle.loads(self.payload)  # bytes this journal pickled itself
+        return CallRecord(self.index, request, self.rule, self.seed, output, self.at, self.duration_ms,
+                          self.captures)  # fmt: skip
+
+
+def _unpack(item: CallRecord | _Packed) -> CallRecord:
+    return item.unpack() if isinstance(item, _Packed) else item
+
+
+class _Payloads:
+    """The last few pickled (request, output) pairs, by identity: calls the server answered again from its
+    memo share one request and one output, and are pickled once."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[int, int], tuple[ModelRequest, ModelOutput, bytes]] = {}
+
+    def of(self, record: CallRecord) -> bytes:
+        req, out = record.request, record.output
+        key = (id(req), id(out))
+        hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
+        blob = hit[2] if hit is not None else pickle.dumps((req, out), protocol=pickle.HIGHEST_PROTOCOL)
+        self._items[key] = (req, out, blob)  # newest last
+        if len(self._items) > _PAYLOADS:
+            del self._items[next(iter(self._items))]
+        return blob
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 class Journal:
     """Keeps the newest `maxlen` records (0 keeps none); `total` counts every call ever recorded."""
 
     def __init__(self, maxlen: int = 1000) -> None:
         if maxlen < 0:
             raise ValueError(f"journal size must be >= 0, got {maxlen}")
-        self._records: deque[CallRecord] = deque(maxlen=maxlen)
+        self._records: deque[CallRecord | _Packed] = deque(maxlen=maxlen)
         self._lock = threading.Lock()
         self._total = 0
+        self._payloads = _Payloads()
 
     def next_index(self) -> int:
         with self._lock:
@@ -54,15 +105,28 @@ class Journal:
 
     def append(self, record: CallRecord) -> None:
         with self._lock:
-            self._records.append(record)
+            self._store(record)
 
     def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
         """Number and store a record in one step: concurrent calls are kept in the order of their indices."""
         with self._lock:
             record = build(self._total)
             self._total += 1
-            self._records.append(record)
+            self._store(record)
         return record
+
+    def _store(self, record: CallRecord) -> None:
+        records = self._records
+        records.append(record)
+        if len(records) > _KEEP_LIVE:
+            r = records[-_KEEP_LIVE - 1]
+            if isinstance(r, CallRecord):
+                try:
+                    payload = self._payloads.of(r)
+                except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
+                    return
+                packed = _Packed(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload)
+                records[-_KEEP_LIVE - 1] = packed
 
     @property
     def total(self) -> int:
@@ -74,12 +138,13 @@ class Journal:
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
         with self._lock:
-            items = list(self._records)
+            items = [_unpack(r) for r in self._records]
         return items if where is None else [r for r in items if where(r)]
 
     def clear(self) -> None:
         with self._lock:
             self._records.clear()
+            self._payloads.clear()
 
     def __len__(self) -> int:
         return len(self._records)
@@ -89,4 +154,4 @@ class Journal:
 
     def __getitem__(self, i: int) -> CallRecord:
         with self._lock:
-            return self._records[i]
+            return _unpack(self._records[i])

@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .clock import Clock, FixedClock
+from .clock import Clock, FixedClock, parse_clock
 from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
@@ -31,19 +31,22 @@ class MockGPT:
 
     def __init__(
         self,
-        rules: RuleSet | Iterable[Rule] | None = None,
+        rules: RuleSet | Rule | Iterable[Rule] | None = None,
         *,
         seed: int = 0,
-        clock: Clock | None = None,
+        clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
     ) -> None:
-        if rules is None:
-            from .rules.defaults import default_rules
-
-            rules = default_rules()
-        self.rules = rules if isinstance(rules, RuleSet) else RuleSet(rules)
+        self.rules = _as_ruleset(rules)
         self.seed = int(seed)
+        if isinstance(clock, str):
+            clock = parse_clock(clock)
+        elif clock is not None and not isinstance(clock, Clock):
+            raise TypeError(
+                f"MockGPT clock must be a Clock (FixedClock, StepClock, SystemClock, or anything with "
+                f"now() -> float) or a spec like 'fixed:1700000000', got {type(clock).__name__}"
+            )
         self.clock: Clock = clock or FixedClock()
         self.journal = Journal(journal_size)
         self.context_window = context_window
@@ -62,6 +65,18 @@ class MockGPT:
     def generate(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
     ) -> ModelOutput:
+        return self.generate_traced(request, api=api)[0]
+
+    def generate_traced(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> tuple[ModelOutput, CallRecord, bool]:
+        """`generate`, plus the call's journal record and whether the answer may be replayed.
+
+        Replayable means the answer did not depend on call order: no rule with `times` at or before the one
+        that answered, and no draw read the rule's call count (`sequence`, a template's `call_index`, …).
+        Such an answer is a pure function of (seed, rules, request, clock reading), so a caller that keeps
+        those fixed may answer the same request again with `replay(record)` instead of drawing it.
+        """
         started = time.perf_counter()  # timing for the journal only; never shapes an answer
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
@@ -79,7 +94,15 @@ class MockGPT:
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
         now = self.clock.now()
-        out = self._draw(req, rule, seed, now, resolved.captures, resolved.call_index, prompt_tokens, limit)
+        reads: list[int] = []  # the draw's reads of the call count, if any
+        captures, call_index = resolved.captures, resolved.call_index
+        try:
+            out = self._draw(
+                req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads
+            )
+        except BaseException:
+            rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
+            raise
 
         def build(index: int) -> CallRecord:
             record = CallRecord(
@@ -95,8 +118,42 @@ class MockGPT:
             rule._record(record)
             return record
 
-        self.journal.add(build)
-        return out
+        record = self.journal.add(build)
+        return out, record, not reads and not self._times_rule_before(rule)
+
+    def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
+        """Journal one more call answered exactly as `record` (a replayable one, see `generate_traced`).
+
+        The call is counted and recorded as if drawn: the journal, `rule.calls` and `rule.call_count`
+        see every call, whether its answer was drawn or replayed.
+        """
+        started = time.perf_counter()
+        rule._claim()
+
+        def build(index: int) -> CallRecord:
+            again = CallRecord(
+                index=index,
+                request=record.request,
+                rule=record.rule,
+                seed=record.seed,
+                output=record.output,
+                at=record.at,
+                duration_ms=(time.perf_counter() - started) * 1000.0,
+                captures=dict(record.captures),
+            )
+            rule._record(again)
+            return again
+
+        return self.journal.add(build)
+
+    def _times_rule_before(self, rule: Rule) -> bool:
+        """A rule with `times` at or before `rule`: which rule answers then depends on the calls before."""
+        for r in self.rules:
+            if r.times is not None:
+                return True
+            if r is rule:
+                return False
+        return True
 
     async def agenerate(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
@@ -125,6 +182,8 @@ class MockGPT:
         call_index: int,
         prompt_tokens: int,
         limit: int | None,
+        *,
+        order_reads: list[int] | None = None,
     ) -> ModelOutput:
         stream = rule.stream
         error = rule.error
@@ -135,6 +194,7 @@ class MockGPT:
             ctx = DrawContext(
                 req, seed if i == 0 else derive_seed(seed, "choice", i),
                 now=now, captures=captures, rule=rule.name, call_index=call_index, base_seed=self.seed,
+                order_reads=order_reads,
             )
             try:
                 value = rule.generator.draw(ctx)
@@ -159,11 +219,16 @@ class MockGPT:
             choice = to_choice(value, ctx)
             if finish is not None:
                 choice = choice.model_copy(update={"finish_reason": finish})
-            wants_reasoning = req.reasoning is not None and rule.reasoning is not False
-            if wants_reasoning and not choice.reasoning and error is None:
+            if rule.adds_reasoning(req) and not choice.reasoning and error is None:
                 r = Reasoning().draw(ctx.fork("auto-reasoning"))
                 choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
-            choices.append(_apply_limit(choice, limit, cut))
+            choices.append(_apply_limit(_apply_stop(choice, req.stop_sequences), limit, cut))
+        if req.api == "embeddings" and error is None and len(embeddings) != len(req.inputs):
+            # said here, where the rule is known, rather than as a bare 500 when the body is encoded
+            raise DrawError(
+                f"rule {rule.name!r} answered an embeddings request without one vector per input "
+                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator"
+            )
         usage = _usage(prompt_tokens, choices)
         if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
             usage = usage.model_copy(update=fixed_usage)
@@ -182,6 +247,49 @@ class MockGPT:
 
     def __repr__(self) -> str:
         return f"MockGPT(rules={[r.name for r in self.rules]!r}, seed={self.seed}, clock={self.clock!r})"
+
+
+def _apply_stop(choice: Choice, stops: tuple[str, ...]) -> Choice:
+    """End the text before the first stop sequence completed in it, finishing with `stop`.
+
+    A model stops generating there, so nothing after it (more text, tool calls) exists. Reasoning is not
+    searched: the stop applies to the answer. Applied before the token limit, so usage counts what is sent.
+    """
+    if not stops:
+        return choice
+    kept: list[Any] = []
+    for p in choice.parts:
+        if isinstance(p, TextOut):
+            # the sequence whose end comes first is the one generation stops at; on a tie, the longer one
+            hits = [(at + len(s), at, s) for s in stops if (at := p.text.find(s)) >= 0]
+            if hits:
+                _, at, seq = min(hits)
+                if at:
+                    kept.append(p.model_copy(update={"text": p.text[:at]}))
+                return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
+        kept.append(p)
+    return choice
+
+
+def _as_ruleset(rules: object) -> RuleSet:
+    """`MockGPT(rules=…)`: a RuleSet, one Rule, any iterable of Rules, or None for the built-in rules."""
+    if rules is None:
+        from .rules.defaults import default_rules
+
+        return default_rules()
+    if isinstance(rules, RuleSet):
+        return rules
+    if isinstance(rules, Rule):
+        return RuleSet([rules])
+    if isinstance(rules, str | bytes | Mapping) or not isinstance(rules, Iterable):
+        raise TypeError(
+            f"MockGPT rules must be a Rule, an iterable of Rules or a RuleSet, got {type(rules).__name__}"
+        )
+    items = list(rules)
+    for i, r in enumerate(items):
+        if not isinstance(r, Rule):
+            raise TypeError(f"MockGPT rules[{i}] must be a Rule, got {type(r).__name__}")
+    return RuleSet(items)
 
 
 def _apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:

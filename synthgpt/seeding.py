@@ -11,6 +11,11 @@ from typing import Any
 __all__ = ["canonical_json", "derive_seed", "make_rng", "token_from_seed"]
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_HEX = "0123456789abcdef"
+_LENGTH = struct.Struct("<I").pack
+# what json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str) builds on
+# every call
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def derive_seed(*parts: object) -> int:
@@ -18,12 +23,13 @@ def derive_seed(*parts: object) -> int:
 
     Each part is length-prefixed so ("ab", "c") and ("a", "bc") differ.
     """
-    h = hashlib.blake2b(digest_size=8)
+    chunks: list[bytes] = []
     for part in parts:
         data = part if isinstance(part, bytes) else str(part).encode()
-        h.update(struct.pack("<I", len(data)))
-        h.update(data)
-    return int.from_bytes(h.digest(), "little")
+        chunks.append(_LENGTH(len(data)))
+        chunks.append(data)
+    # one hash call over the joined bytes: the same digest as updating part by part, at half the cost
+    return int.from_bytes(hashlib.blake2b(b"".join(chunks), digest_size=8).digest(), "little")
 
 
 def make_rng(seed: int) -> random.Random:
@@ -32,7 +38,7 @@ def make_rng(seed: int) -> random.Random:
 
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys: the form fingerprints are taken from."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
@@ -45,9 +51,12 @@ def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
         counter += 1
         digest = hashlib.blake2b(f"{state}:{counter}".encode(), digest_size=16).digest()
         block = int.from_bytes(digest, "little")
-        for _ in range(16):
-            if len(out) == length:
-                break
+        take = min(16, length - len(out))
+        if alphabet == _HEX:
+            # base-16 digits, least significant first: what repeated divmod by 16 yields, in one step
+            out.extend(format(block, "032x")[::-1][:take])
+            continue
+        for _ in range(take):
             block, r = divmod(block, n)
             out.append(alphabet[r])
     return "".join(out)

@@ -1,9 +1,12 @@
 """A deterministic tokenizer: a documented approximation of BPE token counts.
 
 Rule: a token is a run of up to 4 letters/digits (a longer word costs one token per 4 characters, rounded
-up), or one punctuation/symbol character; whitespace before a token belongs to it. English prose comes out
-within ~15% of tiktoken's cl100k counts, which is what usage figures in fixtures need: stable, plausible,
-and cut points that fall on token boundaries.
+up), or one punctuation/symbol character; whitespace before a token belongs to it.
+
+It is not calibrated against any real tokenizer and makes no accuracy claim: counts are of the right
+order for English prose but can differ a lot from a given model's (long or non-English words, numbers and
+code especially). What usage figures in fixtures need is what it guarantees: the same count for the
+same text in every process and on every platform, and cut points that fall on token boundaries.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ def token_spans(text: str) -> list[tuple[int, int]]:
 
 
 def count_tokens(text: str) -> int:
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))  # one C call; a generator over finditer costs ~3x
 
 
 def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import RequestError
@@ -23,6 +24,7 @@ from ..seeding import derive_seed, token_from_seed
 from .anthropic_messages_input import decode_messages_request
 from .base import Frame
 from .common import dumps, private_headers
+from .errors import restate_default
 from .sse import chunk_text
 
 __all__ = [
@@ -135,7 +137,7 @@ class MessagesCodec:
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         events = self.events(output, request)
         last = len(events) - 1
-        return [Frame(dumps(e), e["type"], i == last) for i, e in enumerate(events)]
+        return [Frame(_render(e), e["type"], i == last) for i, e in enumerate(events)]
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads; the last one (`message_stop`) is the terminal event."""
@@ -150,7 +152,8 @@ class MessagesCodec:
         usage = _usage(output, output.usage.completion_tokens)
         usage.pop("service_tier")
         events.append(
-            {"type": "message_delta", "delta": {"stop_reason": _stop_reason(output), "stop_sequence": None},
+            {"type": "message_delta",
+             "delta": {"stop_reason": _stop_reason(output), "stop_sequence": output.choices[0].stop_sequence},
              "usage": usage}
         )  # fmt: skip
         events.append({"type": "message_stop"})
@@ -172,7 +175,7 @@ class MessagesCodec:
         named = error.type if isinstance(error, ErrorSpec) else None
         if named in _KNOWN_TYPES and named != "invalid_request_error":
             etype = named
-        message = error.message or _MESSAGES[etype]
+        message = restate_default(error.message, status, _MESSAGES[etype])
         return {"type": "error", "error": {"type": etype, "message": message}, "request_id": None}
 
     def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
@@ -242,6 +245,21 @@ def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
     return out
 
 
+def _render(event: Event) -> str:
+    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes)."""
+    delta: dict[str, Any] = event.get("delta") or {}
+    if (
+        event["type"] == "content_block_delta" and list(event) == ["type", "index", "delta"]
+        and type(event["index"]) is int and isinstance(delta, dict) and list(delta) == ["type", "text"]
+        and delta["type"] == "text_delta" and type(delta["text"]) is str
+    ):  # fmt: skip  (exactly what dumps would write this way: key order, and a bool is no int to json)
+        return (
+            '{"type":"content_block_delta","index":' + str(event["index"])
+            + ',"delta":{"type":"text_delta","text":' + encode_basestring(delta["text"]) + "}}"
+        )  # fmt: skip
+    return dumps(event)
+
+
 def _start(index: int, block: dict[str, Any]) -> Event:
     return {"type": "content_block_start", "index": index, "content_block": block}
 
@@ -254,6 +272,8 @@ def _delta(index: int, delta: dict[str, Any]) -> Event:
 
 
 def _stop_reason(output: ModelOutput) -> str:
+    if output.choices[0].stop_sequence is not None:
+        return "stop_sequence"
     reason = _STOP_REASONS[output.finish_reason]
     if reason == "tool_use" and not output.tool_calls:
         return "end_turn"
@@ -270,7 +290,7 @@ def _message(output: ModelOutput, blocks: list[dict[str, Any]], stop_reason: str
         "model": output.model,
         "content": blocks,
         "stop_reason": stop_reason,
-        "stop_sequence": None,
+        "stop_sequence": output.choices[0].stop_sequence if stop_reason else None,
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -61,6 +62,7 @@ def completion_id(output: ModelOutput) -> str:
     return "chatcmpl-" + token_from_seed(derive_seed(output.id_seed, "chatcmpl"), 29)
 
 
+@lru_cache(maxsize=256)  # a pure function of the model name, asked for on every answer
 def system_fingerprint(model: str) -> str:
     """Stable per model name, as a real deployment's fingerprint is stable per configuration."""
     return "fp_" + token_from_seed(derive_seed("system_fingerprint", model), 10, _HEX)

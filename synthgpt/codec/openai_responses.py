@@ -11,7 +11,9 @@ codec instance, so per app). Responses asked with `store: false` are not kept.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import RequestError
@@ -20,7 +22,7 @@ from .base import Frame
 from .common import dumps, private_headers
 from .errors import openai_error_body
 from .openai_chat import openai_response_headers
-from .openai_responses_events import UNKNOWN_ITEM_TYPE, Event, response_events, response_object
+from .openai_responses_events import UNKNOWN_ITEM_TYPE, Event, hex_id, response_events, response_object
 from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
 from .response_store import ResponseStore
 
@@ -96,7 +98,7 @@ class ResponsesCodec:
         events = self.events(output, request)
         self._remember(output, request, events[-1]["response"])
         last = len(events) - 1
-        return [Frame(dumps(e), e["type"], i == last) for i, e in enumerate(events)]
+        return [Frame(_render(e), e["type"], i == last) for i, e in enumerate(events)]
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
@@ -129,11 +131,42 @@ class ResponsesCodec:
 
     # ---------------------------------------------------------------------------------------------- store
 
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> Callable[[], None] | None:
+        """What encoding this answer keeps (its store entry), to keep again when the server resends it."""
+        if request.extra.get("store") is False or output.error is not None:
+            return None
+        earlier = conversation_messages(request.messages, bool(request.extra.get("instructions")))
+        conversation = (*earlier, *_as_messages(output))
+        return partial(self.store.put, hex_id("resp_", output.id_seed, "response"), conversation)
+
     def _remember(self, output: ModelOutput, request: ModelRequest, response: Mapping[str, Any]) -> None:
         if request.extra.get("store") is False or output.error is not None:
             return
         earlier = conversation_messages(request.messages, bool(request.extra.get("instructions")))
         self.store.put(response["id"], (*earlier, *_as_messages(output)))
+
+
+_TEXT_DELTA_KEYS = [
+    "type", "item_id", "output_index", "content_index", "delta", "logprobs", "sequence_number"
+]  # fmt: skip
+
+
+def _render(event: Event) -> str:
+    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes)."""
+    if event["type"] == "response.output_text.delta" and list(event) == _TEXT_DELTA_KEYS:
+        item, out, content, delta, seq = (
+            event["item_id"], event["output_index"], event["content_index"], event["delta"],
+            event["sequence_number"],
+        )  # fmt: skip
+        # exactly the types dumps would write this way (a bool is an int to isinstance, not to json)
+        ints = type(out) is type(content) is type(seq) is int
+        if ints and event["logprobs"] == [] and type(item) is type(delta) is str:
+            return (
+                f'{{"type":"response.output_text.delta","item_id":{encode_basestring(item)},"output_index":{out},'
+                f'"content_index":{content},"delta":{encode_basestring(delta)},"logprobs":[],'
+                f'"sequence_number":{seq}}}'
+            )
+    return dumps(event)
 
 
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -173,6 +174,10 @@ def plan_wire(
     - unknown_item: the wire module's business (it adds the frames itself); ignored here.
     When several ending faults are given, the one with the smallest `after` wins.
     """
+    if frames and not (plan.faults or plan.keepalive_every or plan.wire_chunk_bytes) and not (
+        plan.first_delay_ms or plan.interval_ms or plan.jitter_ms
+    ):  # the common unpaced stream: every frame at once, in one write (what the loop below builds)
+        return WirePlan((Write(b"".join([render_frame(f) for f in frames]), 0.0),), tuple(frames), False)
     sent = list(frames)
     healthy_end = next((i for i, f in enumerate(sent) if f.terminal), len(sent))
     for fault in plan.faults:
@@ -258,15 +263,35 @@ async def stream_bytes(
     request: ModelRequest,
     *,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[bytes]:
     """Yield the stream's bytes, waiting (without blocking other tasks) where the plan says.
+
+    Waits keep to the plan's schedule: each write is due a planned interval after the previous write was
+    due, so a late wake-up is made up on the next wait instead of delaying every frame after it. `clock`
+    only measures that lateness; content never depends on it.
 
     Raises StreamAborted after the last write when the plan drops the connection.
     """
     wire = plan_wire(frames, plan, codec, output, request)
+    due: float | None = None  # when the previous write was planned to go out
     for w in wire.writes:
         if w.delay_ms > 0:
-            await sleep(w.delay_ms / 1000.0)
+            delay = w.delay_ms / 1000.0
+            now = clock()
+            lag = 0.0 if due is None else now - due
+            if due is not None and lag > 0:
+                # Behind plan (a late wake-up, a busy loop, a slow write): wait that much less, so lateness
+                # does not add up over the frames and the stream ends when planned.
+                due += delay
+                wait = delay - lag
+            else:
+                due = now + delay
+                wait = delay
+            if wait > 0:
+                await sleep(wait)
+        elif due is None:
+            due = clock()
         if w.data:
             yield w.data
     if wire.aborts:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-import jinja2
-from jinja2 import meta
-from jinja2.sandbox import SandboxedEnvironment
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RuleError
 from .core import DrawContext, Generator
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
 
@@ -36,21 +36,23 @@ TEMPLATE_NAMES = frozenset(
 )
 
 
-def _make_env() -> SandboxedEnvironment:
+@cache
+def _env() -> SandboxedEnvironment:
+    # Jinja2 is imported with the first template, not with synthgpt: a server whose rules have no template
+    # never loads it (about 2 MB of a server's memory).
+    import jinja2
+    from jinja2.sandbox import SandboxedEnvironment
+
     env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     # Jinja's own `random` filter reads the global RNG; ours asks the render's seeded picker.
-    env.filters["random"] = _random_filter
+    env.filters["random"] = jinja2.pass_context(_random_filter)
     # Jinja's `lipsum()` global draws from the global RNG too; templates have `paragraph()` instead.
     env.globals.pop("lipsum", None)
     return env
 
 
-@jinja2.pass_context
 def _random_filter(context: Any, seq: Sequence[Any]) -> Any:
     return context["_synthgpt_pick"](seq)
-
-
-_ENV = _make_env()
 
 
 class Template(Generator[str]):
@@ -63,21 +65,28 @@ class Template(Generator[str]):
     latest result of the current turn (of tool `name`), parsed as JSON when it is JSON.
     """
 
-    __slots__ = ("_template", "_unknown", "source")
+    __slots__ = ("_names", "_template", "_unknown", "source")
 
     def __init__(self, source: str, *, known_names: Iterable[str] = ()) -> None:
         if not isinstance(source, str):
             raise RuleError(f"template takes a string, got {type(source).__name__}")
         self.source = source
+        import jinja2
+        from jinja2 import meta
+
         try:
-            ast = _ENV.parse(source)
+            ast = _env().parse(source)
         except jinja2.TemplateSyntaxError as exc:
             raise RuleError(f"template syntax error at line {exc.lineno}: {exc.message}") from None
         from .registry import REGISTRY
 
         allowed = TEMPLATE_NAMES | set(REGISTRY) | set(known_names)
-        unknown = sorted(meta.find_undeclared_variables(ast) - allowed)
-        self._template = _ENV.from_string(source)
+        names = meta.find_undeclared_variables(ast)
+        unknown = sorted(names - allowed)
+        # only what the template reads is put in its scope: a drawer per registered generator on every
+        # draw cost more than most renders, and reading `call_index` marks an answer as call-order dependent
+        self._names = frozenset(names)
+        self._template = _env().from_string(source)
         self._unknown = unknown  # names that must come from captures at draw time
 
     @property
@@ -87,7 +96,6 @@ class Template(Generator[str]):
 
     def draw(self, ctx: DrawContext) -> str:
         from ..rules.matchers import tool_rounds
-        from .fake import Fake
         from .registry import REGISTRY
 
         counter = itertools.count()
@@ -105,24 +113,26 @@ class Template(Generator[str]):
                 raise DrawError("template: `random` filter on an empty sequence")
             return items[ctx.fork(("template", next(counter))).rng.randrange(len(items))]
 
-        scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items()}
+        names = self._names
+        scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items() if name in names}
         scope.update(ctx.captures)
-        scope.update(
-            request=req,
-            last_user=req.last_user,
-            messages=req.messages,
-            system=req.system,
-            model=req.model,
-            tools=req.tools,
-            tool_results=req.tool_results,
-            turn=req.turn,
-            call_index=ctx.call_index,
-            now=ctx.now,
-            captures=dict(ctx.captures),
-            fake=drawer(Fake),
-            tool_result=_tool_result_reader(req),
-            round=tool_rounds(req),
-        )
+        builtins: dict[str, Callable[[], Any]] = {
+            "request": lambda: req,
+            "last_user": lambda: req.last_user,
+            "messages": lambda: req.messages,
+            "system": lambda: req.system,
+            "model": lambda: req.model,
+            "tools": lambda: req.tools,
+            "tool_results": lambda: req.tool_results,
+            "turn": lambda: req.turn,
+            "call_index": lambda: ctx.call_index,
+            "now": lambda: ctx.now,
+            "captures": lambda: dict(ctx.captures),
+            "fake": lambda: drawer(_fake),
+            "tool_result": lambda: _tool_result_reader(req),
+            "round": lambda: tool_rounds(req),
+        }
+        scope.update((name, value()) for name, value in builtins.items() if name in names)
         missing = [n for n in self._unknown if n not in scope]
         if missing:
             raise DrawError(
@@ -130,6 +140,8 @@ class Template(Generator[str]):
                 "neither built in, nor a generator, nor a capture of the rule's matcher"
             )
         scope["_synthgpt_pick"] = seeded_random
+        import jinja2  # loaded when the template was built: a look-up in sys.modules
+
         try:
             return self._template.render(scope)
         except jinja2.UndefinedError as exc:
@@ -154,3 +166,25 @@ def _tool_result_reader(req: Any) -> Any:
         raise DrawError(f"template: no result of {which} in the current turn")
 
     return tool_result
+
+
+def _fake(*args: Any, **kwargs: Any) -> Generator[Any]:
+    """`Fake(...)`, built once per distinct call: building one checks its arguments by drawing a value,
+    which doubled the Faker work of every `fake(...)` in a template."""
+    try:
+        # types in the key: 1, 1.0 and True are equal keys but may ask Faker for different things
+        key = tuple((type(a), a) for a in args), tuple(sorted((k, type(v), v) for k, v in kwargs.items()))
+        return _cached_fake(*key)
+    except TypeError:  # an unhashable argument: build it each time
+        from .fake import Fake
+
+        return Fake(*args, **kwargs)
+
+
+@lru_cache(maxsize=1024)
+def _cached_fake(
+    args: tuple[tuple[type, Any], ...], kwargs: tuple[tuple[str, type, Any], ...]
+) -> Generator[Any]:
+    from .fake import Fake
+
+    return Fake(*(a for _, a in args), **{k: v for k, _, v in kwargs})

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from ..codec.base import WireCodec
 from ..codec.errors import error_headers
@@ -20,6 +21,7 @@ from ..model import ErrorSpec
 from ..seeding import derive_seed, token_from_seed
 
 __all__ = [
+    "EventStreamBody",
     "HasResponseHeaders",
     "codec_headers",
     "error_response",
@@ -43,8 +45,11 @@ class HasResponseHeaders(Protocol):
     def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]: ...
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+
+
 def json_bytes(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return _ENCODER.encode(value).encode()
 
 
 def request_id(seed: int, *key: object) -> str:
@@ -57,8 +62,12 @@ def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:
 
 
 def codec_headers(codec: WireCodec, rid: str, ms: int) -> dict[str, str]:
-    if isinstance(codec, HasResponseHeaders):
-        return codec.response_headers(rid, ms)
+    # getattr rather than isinstance(codec, HasResponseHeaders): on Python 3.11 a runtime-checkable
+    # Protocol check walks the protocol's attributes on every call (~10 us per answer)
+    own = getattr(codec, "response_headers", None)
+    if own is not None:
+        headers: dict[str, str] = own(rid, ms)
+        return headers
     return openai_response_headers(rid, ms)
 
 
@@ -82,3 +91,23 @@ def error_response(
     if body.get("request_id", "") is None:  # providers that echo the request id in error bodies (Anthropic)
         body["request_id"] = rid
     return json_response(body, status, headers)
+
+
+class EventStreamBody(Response):
+    """An SSE stream whose bytes are all due at once (no pacing, no delay, no cut), sent as one body.
+
+    What StreamingResponse would put on the wire for it, without its per-answer task group (listening
+    for a disconnect that cannot matter any more) and its three sends. There is no Content-Length, so
+    the server still sends it chunked, like every other stream.
+    """
+
+    def __init__(self, data: bytes, headers: Mapping[str, str]) -> None:
+        self.data = data
+        self.status_code = 200
+        self.media_type = "text/event-stream"
+        self.background = None
+        self.init_headers(headers)  # no `body` attribute: init_headers adds no content-length
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.data, "more_body": False})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.common import parse_json_body
 from ..codec.embeddings import EmbeddingsCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
@@ -127,12 +127,8 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         return error_response(codec, spec, 413, request_id(mock.seed, *raw_key, exc.size))
     raw_key = (path, hashlib.blake2b(raw, digest_size=16).hexdigest())
     try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        err = RequestError(
-            f"We could not parse the JSON body of your request ({exc}). The API expects a JSON object; "
-            "check that the body is valid JSON and sent with content-type application/json."
-        )
+        body = parse_json_body(raw)
+    except RequestError as err:
         return error_response(codec, err, 400, request_id(mock.seed, *raw_key))
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work

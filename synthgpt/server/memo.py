@@ -1,0 +1,226 @@
+"""A bounded memo of encoded answers, for requests whose answer cannot depend on call order.
+
+With a fixed clock, an answer that no call-order-dependent rule could have shaped (no `times` rule at or
+before the rule that answered, no draw that read the rule's call count: see `MockGPT.generate_traced`) is
+a pure function of (engine seed, rules, the request's bytes, the clock reading). The server keeps the
+encoded bytes of such answers and, when the same request comes again, sends them without decoding or
+drawing anything; the call is still journaled and counted (`MockGPT.replay`), exactly as if drawn.
+
+The key is everything the answer may depend on: the route's path and query, every request header
+(the journal records them and rules may match on them) and the raw body; an answer is kept the second
+time its request is seen (a load of all-different requests keeps nothing); the memo is emptied whenever
+the engine, its seed, its rule list or the clock reading changes. It is bypassed altogether when the
+clock is not a FixedClock. Kept: status-200 answers without a first delay, as bytes (a JSON body, an unpaced
+stream) or as the planned writes of a paced stream, which a replay sends on its own schedule.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..clock import FixedClock
+from ..codec.sse import WirePlan
+from ..journal import CallRecord
+from ..mock import MockGPT
+from ..rules.rule import Rule
+from .pacing import PacedStream
+
+__all__ = ["DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo"]
+
+DEFAULT_MEMO_ENTRIES = 256
+DEFAULT_MEMO_BYTES = 2 * 1024 * 1024
+_MAX_REQUEST_BYTES = 64 * 1024  # larger bodies are rarely repeated verbatim: not worth keeping as keys
+_SEEN_KEYS = 1024
+_ENTRY_OVERHEAD = 512  # objects and dict slots of one entry, roughly, besides its byte strings
+SCOPE_KEY = "synthgpt.memo"
+
+Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoEntry:
+    """An answer to send again: its status, raw headers and body; the call to journal for each replay."""
+
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    rule: Rule
+    record: CallRecord
+    after: Callable[[], None] | None = None
+    """What answering leaves behind besides the journal (the Responses store entry), redone per replay."""
+    wire: WirePlan | None = None
+    """A paced stream's writes and their delays (`body` is then empty): sent over time, as planned."""
+
+    @property
+    def size(self) -> int:
+        sent = len(self.body) + (sum(len(w.data) + 64 for w in self.wire.writes) if self.wire else 0)
+        return sent + sum(len(k) + len(v) for k, v in self.headers) + _ENTRY_OVERHEAD
+
+
+def generation(mock: MockGPT) -> tuple[Any, ...] | None:
+    """What every answer depends on besides the request; None when answers may change between calls."""
+    clock = mock.clock
+    if type(clock) is not FixedClock:  # a stepping or system clock: every call reads another time
+        return None
+    rules = mock.rules
+    return (mock, mock.seed, mock.context_window, rules, tuple(rules.rules), clock.now())
+
+
+class ResponseMemo:
+    """At most `max_entries` answers and about `max_bytes` bytes of keys and answers, least recent out."""
+
+    def __init__(self, max_entries: int = DEFAULT_MEMO_ENTRIES, max_bytes: int = DEFAULT_MEMO_BYTES) -> None:
+        if max_entries < 0 or max_bytes < 0:
+            raise ValueError("memo bounds must be >= 0")
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[Key, MemoEntry] = OrderedDict()
+        self._generation: tuple[Any, ...] | None = None
+        self._bytes = 0
+        self._lock = threading.Lock()
+        # Keys seen once, as hashes: an answer is kept only when its request comes a second time, so a load
+        # of all-different requests (the common long run) fills nothing but this small set.
+        self._seen: dict[int, None] = {}  # insertion-ordered: the first key is the oldest
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_entries > 0 and self.max_bytes > 0
+
+    def get(self, gen: tuple[Any, ...], key: Key) -> MemoEntry | None:
+        with self._lock:
+            if gen != self._generation:
+                self._reset(gen)
+                self.misses += 1
+                return None
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return entry
+
+    def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
+        """Keep `entry` if `key` was seen before (under this generation) and it fits the bounds."""
+        size = entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2])
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            if gen != self._generation:  # the rules or the clock changed while this answer was drawn
+                return
+            h = hash(key)
+            seen = self._seen
+            if h not in seen:
+                seen[h] = None
+                if len(seen) > _SEEN_KEYS:
+                    del seen[next(iter(seen))]
+                return
+            del seen[h]
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.size
+            self._entries[key] = entry
+            self._bytes += size
+            while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
+                k, e = self._entries.popitem(last=False)
+                self._bytes -= e.size + len(k[3]) + sum(len(a) + len(b) for a, b in k[2])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._reset(None)
+
+    def _reset(self, gen: tuple[Any, ...] | None) -> None:
+        self._entries.clear()
+        self._seen.clear()
+        self._bytes = 0
+        self._generation = gen
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+
+class MemoMiddleware:
+    """Answers a POST from the memo before routing; otherwise leaves the key in the scope for the route.
+
+    Pure ASGI (no Request objects): a replayed answer costs a body read, a dict look-up, a journal record
+    and two sends. The route stores answers under the key (`routes.handle`).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        state = scope["app"].state
+        memo: ResponseMemo | None = getattr(state, "memo", None)
+        mock: MockGPT = state.mock
+        gen = generation(mock) if memo is not None and memo.enabled else None
+        declared = _content_length(scope["headers"])
+        if memo is None or gen is None or declared is None or declared > _MAX_REQUEST_BYTES:
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":  # the client left: let the route see it as usual
+                await self.app(scope, _replaying(messages, receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        key: Key = (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
+        entry = memo.get(gen, key)
+        if entry is None:
+            scope[SCOPE_KEY] = (memo, gen, key)
+            await self.app(scope, _replaying(messages, receive), send)
+            return
+        mock.replay(entry.rule, entry.record)
+        if entry.after is not None:
+            entry.after()
+        if entry.wire is not None:
+            paced = PacedStream(entry.wire, raw_headers=entry.headers)
+            await paced(scope, _replaying(messages, receive), send)
+            return
+        await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
+        await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+
+
+def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    for k, v in headers:
+        if k == b"content-length":
+            return int(v) if v.isdigit() else None
+    return None
+
+
+def _replaying(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
+
+
+def memo_slot(scope: MutableMapping[str, Any]) -> tuple[ResponseMemo, tuple[Any, ...], Key] | None:
+    """The memo, generation and key the middleware left for this request, if it may be memoized."""
+    slot: tuple[ResponseMemo, tuple[Any, ...], Key] | None = scope.get(SCOPE_KEY)
+    return slot

@@ -1,0 +1,236 @@
+"""Paced streams on time: absolute deadlines, one shared timer, and starts that cannot starve the others.
+
+A paced stream's writes are due at fixed times from the stream's start (`start + sum of the planned
+delays so far`), never "an interval after the last write went out": a late wake-up is not passed on to the
+frames after it, so a stream ends when planned however busy the loop was on the way.
+
+One `Pacer` per event loop keeps every stream's next deadline in a heap and arms a single timer for the
+earliest one. When it fires, it writes the frame of every stream that is due, by running the stream's
+`send` right there (it completes at once unless the socket's buffer is full; then the rest of that send
+waits for the buffer to drain, without holding up the other streams). So a frame costs one heap entry and
+one `send`, not a timer, a future and a task wake-up of its own.
+
+Starting a stream (decoding, drawing, encoding its answer) is the expensive part, and a burst of
+requests that arrive together runs back to back in one turn of the loop, with no timer firing in between:
+500 paced requests at once would hold every running stream's frames back for the whole burst. While paced
+streams are running, `Pacer.admit` therefore lets requests start only for a couple of milliseconds per
+turn of the loop; the others wait for the next turn, after the timers have fired.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+import weakref
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
+
+from starlette.responses import Response
+from starlette.types import Message, Receive, Scope, Send
+
+from ..codec.sse import StreamAborted, WirePlan, Write
+
+__all__ = ["PacedStream", "Pacer", "pacer"]
+
+_SLICE_S = 0.002
+"""How long requests may start back to back while paced streams run, before the loop turns again."""
+_EARLY_S = 0.0005
+"""A write due this close to a timer's firing goes out with it. uvloop's timers have millisecond resolution
+(a delay is rounded to whole milliseconds, under half a millisecond to none): waiting for less than this would
+spin the loop."""
+
+# the clocks, as module names so tests can stand in for them
+_monotonic = time.monotonic
+_perf_counter = time.perf_counter
+
+_PACERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Pacer] = weakref.WeakKeyDictionary()
+
+
+def pacer() -> Pacer:
+    """The running loop's pacer."""
+    loop = asyncio.get_running_loop()
+    p = _PACERS.get(loop)
+    if p is None:
+        p = _PACERS[loop] = Pacer(loop)
+    return p
+
+
+class Pacer:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._heap: list[tuple[float, int, _Run]] = []
+        self._order = itertools.count()
+        self._timer: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._timer_at = float("inf")
+        self.running = 0
+        """Paced streams in progress."""
+        self._slice_start: float | None = None
+
+    # -- admission --
+    async def admit(self) -> None:
+        """Return when a request may start its (CPU-bound) work without delaying running streams."""
+        while self.running:
+            now = _perf_counter()
+            if self._slice_start is None:
+                self._slice_start = now
+                # runs on the next turn of the loop, after its timers: a fresh slice then
+                self.loop.call_soon(self._end_slice)
+            if now - self._slice_start < _SLICE_S:
+                return
+            await asyncio.sleep(0)
+
+    def _end_slice(self) -> None:
+        self._slice_start = None
+
+    # -- the timer --
+    def schedule(self, when: float, run: _Run) -> None:
+        heapq.heappush(self._heap, (when, next(self._order), run))
+        if when < self._timer_at - _EARLY_S:
+            self._arm(when)
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self.loop.call_later(max(_EARLY_S, when - _monotonic()), self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self._timer_at = float("inf")
+        heap = self._heap
+        horizon = _monotonic() + _EARLY_S
+        due: list[_Run] = []
+        while heap and heap[0][0] <= horizon:
+            due.append(heapq.heappop(heap)[2])
+        for run in due:
+            run.step()  # may schedule (and arm the timer for) its next write
+        if heap and heap[0][0] < self._timer_at - _EARLY_S:
+            self._arm(heap[0][0])
+
+
+class _Run:
+    """One paced stream in progress: its writes, the next one's deadline, and how to send."""
+
+    __slots__ = ("aborts", "done", "due", "ending", "i", "pacer", "send", "stopped", "writes")
+
+    def __init__(self, writes: Sequence[Write], aborts: bool, send: Send, p: Pacer) -> None:
+        self.writes = writes
+        self.aborts = aborts
+        self.send = send
+        self.pacer = p
+        self.i = 0
+        self.due = 0.0
+        self.stopped = False
+        self.ending = False
+        self.done: asyncio.Future[None] = p.loop.create_future()
+
+    def start(self) -> None:
+        self.due = _monotonic()
+        self.step()
+
+    def stop(self) -> None:
+        """The client left: nothing more is written."""
+        self.stopped = True
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def step(self) -> None:
+        """Write the current write (its time has come), then schedule the next one."""
+        if self.stopped:
+            return
+        w = self.writes[self.i]
+        self.i += 1
+        if w.data:
+            body = self.send({"type": "http.response.body", "body": w.data, "more_body": True})
+            self._drive(body.__await__())
+        else:
+            self._next()
+
+    def _next(self) -> None:
+        if self.stopped:
+            return
+        if self.i == len(self.writes):
+            if self.aborts:  # the connection is dropped, not closed: no end of body
+                self.done.set_result(None)
+            else:
+                self.ending = True
+                end = self.send({"type": "http.response.body", "body": b"", "more_body": False})
+                self._drive(end.__await__())
+            return
+        delay = self.writes[self.i].delay_ms / 1000.0
+        if delay <= 0:
+            self.step()
+            return
+        self.due += delay  # from the planned time of the previous write, not from when it went out
+        self.pacer.schedule(self.due, self)
+
+    def _drive(self, coro: Generator[Any, None, None], exc: BaseException | None = None) -> None:
+        """Run `send` here; if it has to wait (flow control), resume it when what it waits for is done."""
+        try:
+            waiting = coro.throw(exc) if exc is not None else coro.send(None)
+        except StopIteration:
+            if not self.ending:
+                self._next()
+            elif not self.done.done():
+                self.done.set_result(None)  # the end of the body went out
+            return
+        except BaseException as error:  # whatever `send` raised ends the stream with it
+            if not self.done.done():
+                self.done.set_exception(error)
+            self.stopped = True
+            return
+        if isinstance(waiting, asyncio.Future):
+            waiting._asyncio_future_blocking = False
+            waiting.add_done_callback(lambda f: self._resume(coro, f))
+        else:  # a bare yield: go on at the next turn of the loop
+            self.pacer.loop.call_soon(self._drive, coro)
+
+    def _resume(self, coro: Generator[Any, None, None], fut: asyncio.Future[Any]) -> None:
+        exc: BaseException | None = asyncio.CancelledError() if fut.cancelled() else fut.exception()
+        self._drive(coro, exc)
+
+
+class PacedStream(Response):
+    """An SSE answer whose writes go out at the times its `WirePlan` says (see the module docstring).
+
+    Ends with StreamAborted after the last write when the plan drops the connection.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(self, wire: WirePlan, headers: Mapping[str, str] | None = None,
+                 raw_headers: list[tuple[bytes, bytes]] | None = None) -> None:  # fmt: skip
+        self.wire = wire
+        self.status_code = 200
+        self.background = None
+        if raw_headers is not None:
+            self.raw_headers = raw_headers
+        else:
+            self.init_headers(headers)  # no `body` attribute: no content-length, the body goes chunked
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        p = pacer()
+        run = _Run(self.wire.writes, self.wire.aborts, send, p)
+        watcher = asyncio.ensure_future(_until_disconnect(receive, run))
+        p.running += 1
+        try:
+            run.start()
+            await run.done
+        finally:
+            p.running -= 1
+            run.stopped = True
+            watcher.cancel()
+        if self.wire.aborts:
+            raise StreamAborted(len(self.wire.frames))
+
+
+async def _until_disconnect(receive: Receive, run: _Run) -> None:
+    while True:
+        message: Message = await receive()
+        if message["type"] == "http.disconnect":
+            run.stop()
+            return
+

@@ -1,0 +1,118 @@
+"""The request path's shortcuts give exactly what the plain forms give: seeds, ids, an unpaced stream's
+single write, the cached Faker fields of templates."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import struct
+from collections.abc import MutableMapping
+from typing import Any
+
+import httpx
+
+from synthgpt import MockGPT, Rule
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.seeding import canonical_json, derive_seed, token_from_seed
+from synthgpt.server import create_app
+
+HEX = "0123456789abcdef"
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def plain_derive_seed(*parts: object) -> int:
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        data = part if isinstance(part, bytes) else str(part).encode()
+        h.update(struct.pack("<I", len(data)))
+        h.update(data)
+    return int.from_bytes(h.digest(), "little")
+
+
+def plain_token(seed: int, length: int, alphabet: str) -> str:
+    out: list[str] = []
+    counter = 0
+    while len(out) < length:
+        counter += 1
+        digest = hashlib.blake2b(f"{seed}:{counter}".encode(), digest_size=16).digest()
+        block = int.from_bytes(digest, "little")
+        for _ in range(16):
+            if len(out) == length:
+                break
+            block, r = divmod(block, len(alphabet))
+            out.append(alphabet[r])
+    return "".join(out)
+
+
+def test_seeds_and_ids_match_the_plain_algorithms() -> None:
+    rng = random.Random(7)
+    for _ in range(2000):
+        seed = rng.getrandbits(64)
+        parts = (seed, "label", b"\x00raw", rng.random(), "é" * rng.randrange(5))
+        assert derive_seed(*parts) == plain_derive_seed(*parts)
+        n = rng.randrange(0, 70)
+        assert token_from_seed(seed, n, HEX) == plain_token(seed, n, HEX)
+        assert token_from_seed(seed, n) == plain_token(seed, n, BASE62)
+    value = {"b": [1, 2.5, None], "a": "ü", "c": {"z": 1, "y": object}}
+    assert canonical_json(value) == json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+
+
+async def test_an_unpaced_stream_is_one_body_write_without_content_length() -> None:
+    app = create_app(MockGPT(), memo_entries=0)
+    body = json.dumps({"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]})
+    sent: list[MutableMapping[str, Any]] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body.encode(), "more_body": False}
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "query_string": b"",
+        "root_path": "", "headers": [(b"content-type", b"application/json"),
+                                     (b"content-length", str(len(body)).encode())],
+        "server": ("t", 80), "client": ("c", 1),
+    }  # fmt: skip
+    await app(scope, receive, send)
+    assert [msg["type"] for msg in sent] == ["http.response.start", "http.response.body"]
+    assert not any(k == b"content-length" for k, _ in sent[0]["headers"])
+    assert sent[1]["body"].endswith(b"data: [DONE]\n\n") and sent[1]["more_body"] is False
+
+
+async def test_template_fake_fields_are_cached_by_value_and_type() -> None:
+    rules = [Rule("t", m.always(), g.template("{{ fake('pyint', max_value=1) }}|{{ fake('pybool') }}"))]
+    app = create_app(MockGPT(rules, seed=4))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        texts = []
+        for q in ("a", "b", "a"):
+            body = {"model": "gpt-4o", "messages": [{"role": "user", "content": q}]}
+            texts.append((await c.post("/v1/chat/completions", json=body)).json()["choices"][0]["message"])
+    ask_b = {"model": "gpt-4o", "messages": [{"role": "user", "content": "b"}]}
+    fresh = MockGPT(rules, seed=4).generate(ask_b)
+    assert texts[0] == texts[2] and texts[1]["content"] == fresh.text
+
+
+def test_directly_rendered_stream_events_are_what_dumps_writes() -> None:
+    from synthgpt.codec.anthropic_messages import _render as render_anthropic
+    from synthgpt.codec.common import dumps
+    from synthgpt.codec.openai_responses import _render as render_responses
+
+    delta = {"type": "response.output_text.delta", "item_id": 'm\u00e9"x', "output_index": 0,
+             "content_index": 2, "delta": "a\nb\u2028", "logprobs": [], "sequence_number": 7}  # fmt: skip
+    for event in (delta, {**delta, "output_index": True}, {**delta, "logprobs": None}, {**delta, "extra": 1}):
+        assert render_responses(event) == dumps(event)
+    block = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 'h\u00e9"\n'}}
+    reordered = {"type": "content_block_delta", "delta": block["delta"], "index": 0}
+    for event in (block, reordered, {**block, "index": True}):
+        assert render_anthropic(event) == dumps(event)
