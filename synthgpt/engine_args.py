@@ -1,6 +1,6 @@
 """Checks of MockGPT's constructor arguments, kept apart from the engine so they can be tested alone.
 
-`MockGPT.__init__` is meant to call `check_engine_args(seed, context_window, journal_size)` first: a
+`MockGPT.__init__` calls `check_engine_args(seed, context_window, journal_size)` first: a
 wrong seed (`"abc"`, `1.5`, `True`) or a window that can hold nothing is then a RuleError naming the
 argument, instead of a silently truncated seed (`int(1.5)`) or a request failing later.
 """

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .clock import Clock, FixedClock, parse_clock
+from .engine_args import check_engine_args
 from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
@@ -39,7 +40,7 @@ class MockGPT:
         context_window: int | None = None,
     ) -> None:
         self.rules = _as_ruleset(rules)
-        self.seed = int(seed)
+        self.seed = check_engine_args(seed, context_window, journal_size)
         if isinstance(clock, str):
             clock = parse_clock(clock)
         elif clock is not None and not isinstance(clock, Clock):

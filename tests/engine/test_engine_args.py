@@ -1,4 +1,4 @@
-"""MockGPT's constructor arguments, checked by `check_engine_args` (MockGPT calls it once hooked up)."""
+"""MockGPT's constructor arguments, checked by `check_engine_args` when a MockGPT is built."""
 
 from __future__ import annotations
 
@@ -33,3 +33,13 @@ def test_good_engine_arguments_give_the_seed() -> None:
     assert check_engine_args(-7) == -7
     assert check_engine_args(2**70, 1, 0) == 2**70
     assert check_engine_args(3, None, 1000) == 3
+
+
+def test_mockgpt_checks_its_arguments() -> None:
+    from synthgpt import MockGPT
+
+    with pytest.raises(RuleError, match=r"^MockGPT: seed must be a whole number, got 1\.5$"):
+        MockGPT(seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match=r"^MockGPT: context_window must be >= 1, got 0$"):
+        MockGPT(context_window=0)
+    assert MockGPT(seed=7).seed == 7

@@ -258,7 +258,7 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ),
     ("not a rule", lambda: RuleSet(["a"]), RuleError, "a RuleSet holds Rule objects, got str"),  # type: ignore[list-item]
     # engine pieces
-    ("journal size", lambda: MockGPT(journal_size=-1), ValueError, "journal size must be >= 0, got -1"),
+    ("journal size", lambda: MockGPT(journal_size=-1), ValueError, "MockGPT: journal_size must be >= 0, got -1"),
     ("journal direct", lambda: Journal(-2), ValueError, "journal size must be >= 0, got -2"),
     (
         "clock spec",
