@@ -9,6 +9,7 @@ from typing import Any
 from faker import Faker
 
 from ..errors import RuleError, UnknownNameError
+from ..jsonutil import dumps
 from .core import DrawContext, Generator
 from .faker_time import pin_faker_modules, pinned_now
 
@@ -119,6 +120,10 @@ def _jsonable(value: Any) -> Any:
         return value
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
+    if isinstance(value, set | frozenset):  # set order follows the per-process string hash: sort it
+        return sorted((_jsonable(v) for v in value), key=lambda v: dumps(v))
+    if isinstance(value, bytes):
+        return value.hex()
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if hasattr(value, "isoformat"):

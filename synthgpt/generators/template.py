@@ -103,7 +103,11 @@ class Template(Generator[str]):
 
         def drawer(factory: Any) -> Any:
             def call(*args: Any, **kwargs: Any) -> Any:
-                return factory(*args, **kwargs).draw(ctx.fork(("template", next(counter))))
+                try:
+                    gen = factory(*args, **kwargs)
+                except RuleError as exc:  # `{{ integer(5, 1) }}`: built at draw time, so a draw error
+                    raise DrawError(f"template: {exc}") from None
+                return gen.draw(ctx.fork(("template", next(counter))))
 
             return call
 
@@ -115,7 +119,6 @@ class Template(Generator[str]):
 
         names = self._names
         scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items() if name in names}
-        scope.update(ctx.captures)
         builtins: dict[str, Callable[[], Any]] = {
             "request": lambda: req,
             "last_user": lambda: req.last_user,
@@ -133,6 +136,7 @@ class Template(Generator[str]):
             "round": lambda: tool_rounds(req),
         }
         scope.update((name, value()) for name, value in builtins.items() if name in names)
+        scope.update(ctx.captures)  # a capture the rule's author named wins over a built-in of that name
         missing = [n for n in self._unknown if n not in scope]
         if missing:
             raise DrawError(
@@ -155,9 +159,8 @@ def _tool_result_reader(req: Any) -> Any:
     def tool_result(name: str | None = None) -> Any:
         import json
 
-        calls = {tc.id: tc.name for m in req.current_turn for tc in m.tool_calls}
         for m in reversed(req.tool_results):
-            if name is None or calls.get(m.tool_call_id or "") == name or m.name == name:
+            if name is None or req.tool_result_name(m) == name:
                 try:
                     return json.loads(m.content)
                 except ValueError:

@@ -33,6 +33,8 @@ def outputs() -> str:
                 # relative to "now": must follow the injected clock, not the wall clock or the timezone
                 "born": g.fake("date_of_birth"), "seen": g.fake("date_time"),
                 "card": g.fake("credit_card_expire"),
+                # Faker hands back a set: its order follows the per-process string hash unless sorted
+                "set": g.fake("pyset", nb_elements=5, value_types=[str]),
             })),
             Rule("tpl", m.last_user(regex=r"city (?P<city>\w+)"),
                  g.template("{{ city }}: {{ fake('address') }} {{ ['n','s','e','w']|random }} {{ uuid() }}")),
