@@ -101,11 +101,14 @@ def test_serve_builds_its_config(monkeypatch: pytest.MonkeyPatch) -> None:
                 "--journal-size",
                 "7",
                 "--access-log",
+                "--memo-entries",
+                "0",
             ]
         )
         == 0
     )
     [config] = seen
+    assert config.memo_entries == 0
     assert (config.rule_files, config.port, config.seed, config.clock, config.workers) == (
         ("r.yaml",),
         0,
