@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import copyreg
+import io
 import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from pydantic import BaseModel
+
+from . import model as _model
 from .model import ModelOutput, ModelRequest
 
 __all__ = ["CallRecord", "Journal"]
@@ -61,6 +67,45 @@ class _Packed:
                           self.captures)  # fmt: skip
 
 
+def _restore(
+    kind: int, data: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None
+) -> BaseModel:
+    """A model as pickled by `_reduce`: the state pydantic's own `__setstate__` would set."""
+    cls = _MODELS[kind]
+    obj = cls.__new__(cls)
+    setattr_ = object.__setattr__
+    setattr_(obj, "__pydantic_fields_set__", fields_set)
+    setattr_(obj, "__pydantic_extra__", None)
+    setattr_(obj, "__pydantic_private__", private)
+    setattr_(obj, "__dict__", data)
+    return obj
+
+
+def _reduce(obj: BaseModel) -> tuple[Any, ...]:
+    # pydantic's default pickles each object's class by name (a module look-up per class per pickle) and a
+    # four-key state dict: most of the cost of packing a record. Here a class is a small int of this process
+    # (packed records never leave it). The models below forbid extra fields; their private values are set.
+    return _restore, (_KIND[type(obj)], obj.__dict__, obj.__pydantic_fields_set__, obj.__pydantic_private__)
+
+
+_MODELS: tuple[type[BaseModel], ...] = tuple(
+    cls
+    for cls in vars(_model).values()
+    if isinstance(cls, type) and issubclass(cls, _model._Frozen) and cls.model_config.get("extra") == "forbid"
+)
+_KIND = {cls: i for i, cls in enumerate(_MODELS)}
+_DISPATCH: dict[type, Callable[[Any], Any]] = dict(copyreg.dispatch_table)
+_DISPATCH.update((cls, _reduce) for cls in _MODELS)
+
+
+def _pickle(value: object) -> bytes:
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _DISPATCH  # exact types only: a subclass of a model pickles as usual
+    pickler.dump(value)
+    return buf.getvalue()
+
+
 def _unpack(item: CallRecord | _Packed) -> CallRecord:
     return item.unpack() if isinstance(item, _Packed) else item
 
@@ -76,7 +121,7 @@ class _Payloads:
         req, out = record.request, record.output
         key = (id(req), id(out))
         hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
-        blob = hit[2] if hit is not None else pickle.dumps((req, out), protocol=pickle.HIGHEST_PROTOCOL)
+        blob = hit[2] if hit is not None else _pickle((req, out))
         self._items[key] = (req, out, blob)  # newest last
         if len(self._items) > _PAYLOADS:
             del self._items[next(iter(self._items))]

@@ -17,4 +17,9 @@ def dumps(value: Any, *, allow_nan: bool = True) -> str:
     """JSON text: compact, UTF-8, key order kept. `allow_nan=False` refuses NaN and infinities (ValueError),
     which are not JSON: answers are drawn with it so a rule drawing `nan` says so rather than writing
     text no client can parse."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
+    return (_ENCODE if allow_nan else _ENCODE_FINITE)(value)
+
+
+# what json.dumps builds on every call with these arguments; built once (encode keeps no state)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ENCODE_FINITE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -46,17 +47,36 @@ def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
     out: list[str] = []
     state = seed
     n = len(alphabet)
+    pairs = _pair_table(alphabet) if alphabet != _HEX and n <= 256 else None
     counter = 0
-    while len(out) < length:
+    done = 0
+    while done < length:
         counter += 1
         digest = hashlib.blake2b(f"{state}:{counter}".encode(), digest_size=16).digest()
         block = int.from_bytes(digest, "little")
-        take = min(16, length - len(out))
+        take = min(16, length - done)
+        done += take
         if alphabet == _HEX:
             # base-16 digits, least significant first: what repeated divmod by 16 yields, in one step
             out.extend(format(block, "032x")[::-1][:take])
+            continue
+        if pairs is not None:
+            # two base-n digits per divmod by n*n (least significant first, as below): half the big-int work
+            nn = n * n
+            for _ in range(take >> 1):
+                block, r = divmod(block, nn)
+                out.append(pairs[r])
+            if take & 1:
+                out.append(alphabet[block % n])
             continue
         for _ in range(take):
             block, r = divmod(block, n)
             out.append(alphabet[r])
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _pair_table(alphabet: str) -> tuple[str, ...]:
+    """Entry r: the two digits divmod by n then by n would give for r (low digit first)."""
+    n = len(alphabet)
+    return tuple(alphabet[r % n] + alphabet[r // n] for r in range(n * n))

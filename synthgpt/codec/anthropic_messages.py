@@ -234,7 +234,10 @@ def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
         out.append(_delta(index, {"type": "signature_delta", "signature": block["signature"]}))
     elif kind == "text":
         out.append(_start(index, {"type": "text", "text": ""}))
-        out.extend(_delta(index, {"type": "text_delta", "text": d}) for d in chunk_text(block["text"], chunk))
+        out.extend(
+            _TextDelta(type="content_block_delta", index=index, delta={"type": "text_delta", "text": d})
+            for d in chunk_text(block["text"], chunk)
+        )
     else:
         text = block.pop("_json")
         out.append(_start(index, {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}))
@@ -245,8 +248,19 @@ def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
     return out
 
 
+class _TextDelta(dict[str, Any]):
+    """A text delta event as `_block_events` builds it: an int index, a str text, in `dumps`'s key order."""
+
+    __slots__ = ()
+
+
 def _render(event: Event) -> str:
     """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes)."""
+    if type(event) is _TextDelta:  # built just above for this stream, never changed since: no checks needed
+        return (
+            '{"type":"content_block_delta","index":' + str(event["index"])
+            + ',"delta":{"type":"text_delta","text":' + encode_basestring(event["delta"]["text"]) + "}}"
+        )  # fmt: skip
     delta: dict[str, Any] = event.get("delta") or {}
     if (
         event["type"] == "content_block_delta" and list(event) == ["type", "index", "delta"]

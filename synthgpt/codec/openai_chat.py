@@ -14,13 +14,13 @@ Reasoning has no place on this wire: it only shows in `usage.completion_tokens_d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import RequestError
+from ..jsonutil import dumps
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
@@ -40,10 +40,6 @@ __all__ = [
 
 _HEX = "0123456789abcdef"
 DONE = Frame("[DONE]", terminal=True)
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def delta_json(delta: dict[str, Any]) -> str:

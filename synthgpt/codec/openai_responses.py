@@ -22,7 +22,14 @@ from .base import Frame
 from .common import dumps, private_headers
 from .errors import openai_error_body
 from .openai_chat import openai_response_headers
-from .openai_responses_events import UNKNOWN_ITEM_TYPE, Event, hex_id, response_events, response_object
+from .openai_responses_events import (
+    UNKNOWN_ITEM_TYPE,
+    Event,
+    TextDelta,
+    hex_id,
+    response_events,
+    response_object,
+)
 from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
 from .response_store import ResponseStore
 
@@ -98,7 +105,8 @@ class ResponsesCodec:
         events = self.events(output, request)
         self._remember(output, request, events[-1]["response"])
         last = len(events) - 1
-        return [Frame(_render(e), e["type"], i == last) for i, e in enumerate(events)]
+        shared: dict[int, str] = {}  # `response.created` and `.in_progress` carry the same object
+        return [Frame(_render(e, shared), e["type"], i == last) for i, e in enumerate(events)]
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
@@ -151,8 +159,19 @@ _TEXT_DELTA_KEYS = [
 ]  # fmt: skip
 
 
-def _render(event: Event) -> str:
-    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes)."""
+_RESPONSE_KEYS = ["type", "response", "sequence_number"]
+
+
+def _render(event: Event, shared: dict[int, str] | None = None) -> str:
+    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes). An event
+    carrying a response object renders it once per `shared` (by identity: the events of one stream)."""
+    if type(event) is TextDelta:  # built by response_events for this stream, never changed since
+        return (
+            f'{{"type":"response.output_text.delta","item_id":{encode_basestring(event["item_id"])},'
+            f'"output_index":{event["output_index"]},"content_index":{event["content_index"]},'
+            f'"delta":{encode_basestring(event["delta"])},"logprobs":[],'
+            f'"sequence_number":{event["sequence_number"]}}}'
+        )
     if event["type"] == "response.output_text.delta" and list(event) == _TEXT_DELTA_KEYS:
         item, out, content, delta, seq = (
             event["item_id"], event["output_index"], event["content_index"], event["delta"],
@@ -166,6 +185,13 @@ def _render(event: Event) -> str:
                 f'"content_index":{content},"delta":{encode_basestring(delta)},"logprobs":[],'
                 f'"sequence_number":{seq}}}'
             )
+    if shared is not None and list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int:
+        response = event["response"]
+        text = shared.get(id(response))
+        if text is None:
+            text = shared[id(response)] = dumps(response)
+        seq = event["sequence_number"]
+        return f'{{"type":{dumps(event["type"])},"response":{text},"sequence_number":{seq}}}'
     return dumps(event)
 
 

@@ -7,13 +7,16 @@ derived from it (added in progress, deltas, done), so the fold of the deltas is 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal
 
 from ..model import ModelOutput, ModelRequest, ReasoningPart, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .sse import chunk_text
 
-__all__ = ["UNKNOWN_ITEM_TYPE", "Event", "Status", "hex_id", "response_events", "response_object"]
+__all__ = [
+    "UNKNOWN_ITEM_TYPE", "Event", "Status", "TextDelta", "hex_id", "response_events", "response_object"
+]  # fmt: skip
 
 UNKNOWN_ITEM_TYPE = "synthgpt_unknown_item"
 """The output item type of the `unknown_item` fault: a kind no SDK knows, as a future API might add."""
@@ -24,9 +27,18 @@ Status = Literal["completed", "incomplete", "failed", "in_progress"]
 Event = dict[str, Any]
 
 
+@lru_cache(maxsize=256)  # pure; one answer asks for its response id several times (events, store)
 def hex_id(prefix: str, seed: int, *labels: object) -> str:
     """`prefix` + 48 hex digits derived from a seed and labels (the form of every Responses id)."""
     return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
+
+
+class TextDelta(dict[str, Any]):
+    """A text delta event as `_item_events` builds it (str ids and text, int indices, no logprobs), in the
+    key order `dumps` writes; `response_events` adds its int `sequence_number` last. The codec renders
+    it without re-checking that shape."""
+
+    __slots__ = ()
 
 
 def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
@@ -147,7 +159,7 @@ def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
         out.append(_added({**item, "status": "in_progress", "content": []}, index))
         out.append({"type": "response.content_part.added", **ids, "content_index": 0, "part": empty})
         out.extend(
-            {"type": "response.output_text.delta", **ids, "content_index": 0, "delta": d, "logprobs": []}
+            TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
             for d in chunk_text(text, chunk)
         )
         out.append(

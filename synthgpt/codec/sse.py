@@ -177,7 +177,7 @@ def plan_wire(
     if frames and not (plan.faults or plan.keepalive_every or plan.wire_chunk_bytes) and not (
         plan.first_delay_ms or plan.interval_ms or plan.jitter_ms
     ):  # the common unpaced stream: every frame at once, in one write (what the loop below builds)
-        return WirePlan((Write(b"".join([render_frame(f) for f in frames]), 0.0),), tuple(frames), False)
+        return WirePlan((Write(_render_all(frames), 0.0),), tuple(frames), False)
     sent = list(frames)
     healthy_end = next((i for i, f in enumerate(sent) if f.terminal), len(sent))
     for fault in plan.faults:
@@ -213,6 +213,18 @@ def plan_wire(
         pieces.append(Write(b"", plan.first_delay_ms))
     writes = _rechunk(pieces, plan.wire_chunk_bytes) if plan.wire_chunk_bytes else pieces
     return WirePlan(tuple(writes), tuple(sent), aborts)
+
+
+def _render_all(frames: Sequence[Frame]) -> bytes:
+    """`b"".join(render_frame(f) for f in frames)`, encoded once: UTF-8 of a concatenation is the
+    concatenation of the UTF-8s, and one encode is cheaper than a bytes object per frame."""
+    out: list[str] = []
+    for f in frames:
+        if f.event is None:
+            out.append("data: " + f.data + "\n\n")
+        else:
+            out.append("event: " + f.event + "\ndata: " + f.data + "\n\n")
+    return "".join(out).encode()
 
 
 def _delays(plan: StreamPlan, count: int, seed: int) -> list[float]:

@@ -95,13 +95,12 @@ def build_mock(config: ServeConfig) -> MockGPT:
             clock = parse_clock(config.clock)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    rules: RuleSet | None = None
     if config.rule_files:
         loaded = _load(config.rule_files)
-        rules = _ruleset(loaded)
-        seed = seed if seed is not None else loaded.seed
-        clock = clock or loaded.clock
-    mock = MockGPT(rules, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+        _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
+        mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
+    else:
+        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
     if config.journal is not None:
         from ..journal_sqlite import SQLiteJournal
 

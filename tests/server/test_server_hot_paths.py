@@ -116,3 +116,52 @@ def test_directly_rendered_stream_events_are_what_dumps_writes() -> None:
     reordered = {"type": "content_block_delta", "delta": block["delta"], "index": 0}
     for event in (block, reordered, {**block, "index": True}):
         assert render_anthropic(event) == dumps(event)
+
+
+def test_shared_response_objects_and_one_shot_stream_bytes_are_what_the_plain_forms_give() -> None:
+    from synthgpt.codec.base import Frame, render_frame
+    from synthgpt.codec.common import dumps
+    from synthgpt.codec.openai_responses import _render as render_responses
+    from synthgpt.codec.sse import _render_all
+
+    shell = {"id": "resp_1", "status": "in_progress", "output": [], "text": {"format": {"type": "text"}}}
+    shared: dict[int, str] = {}
+    for seq, kind in enumerate(("response.created", "response.in_progress")):
+        event = {"type": kind, "response": shell, "sequence_number": seq}
+        assert render_responses(event, shared) == dumps(event)
+    assert list(shared.values()) == [dumps(shell)]  # rendered once for both events
+    odd = {"type": "response.created", "response": shell, "sequence_number": True}
+    assert render_responses(odd, shared) == dumps(odd)
+    frames = [Frame('{"a":"é\u2028"}'), Frame("{}", "message_stop"), Frame("[DONE]", terminal=True)]
+    assert _render_all(frames) == b"".join(render_frame(f) for f in frames)
+
+
+def test_count_tokens_is_the_number_of_token_matches() -> None:
+    from synthgpt.tokens import _TOKEN, count_tokens
+
+    rng = random.Random(3)
+    chars = " \t\nabcXYZ019_é,.!-—日本😀\u00a0"
+    for _ in range(3000):
+        text = "".join(rng.choice(chars) for _ in range(rng.randrange(0, 40)))
+        assert count_tokens(text) == len(_TOKEN.findall(text))
+
+
+def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
+    from synthgpt.model import ModelRequest
+
+    mock = MockGPT(seed=2)
+    asks = [
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": f"hello {i}"}], "max_output_tokens": 30}
+        for i in range(20)
+    ]
+    outputs = [mock.generate(a) for a in asks]
+    assert type(mock.journal._records[0]).__name__ == "_Packed"  # the oldest are kept pickled
+    for record, ask, out in zip(mock.journal.list(), asks, outputs, strict=True):
+        asked = ModelRequest.from_dict(ask)
+        assert record.request == asked and record.output == out
+        assert record.request.model_fields_set == asked.model_fields_set
+        assert record.request.messages[0].model_fields_set == asked.messages[0].model_fields_set
+        assert record.output.choices[0].model_fields_set == out.choices[0].model_fields_set
+        assert record.request.fingerprint() == asked.fingerprint()
+        assert record.request.model_dump(exclude_unset=True) == asked.model_dump(exclude_unset=True)
+        assert record.output.model_dump(exclude_unset=True) == out.model_dump(exclude_unset=True)
