@@ -58,6 +58,13 @@ def completion_id(output: ModelOutput) -> str:
     return "chatcmpl-" + token_from_seed(derive_seed(output.id_seed, "chatcmpl"), 29)
 
 
+def served_tier(request: ModelRequest) -> str:
+    """The tier an answer reports: the one asked for, except that `auto` (and no choice) is served as
+    `default`, as the API does."""
+    tier = request.extra.get("service_tier")
+    return tier if isinstance(tier, str) and tier not in ("auto", "default") else "default"
+
+
 @lru_cache(maxsize=256)  # a pure function of the model name, asked for on every answer
 def system_fingerprint(model: str) -> str:
     """Stable per model name, as a real deployment's fingerprint is stable per configuration."""
@@ -161,7 +168,7 @@ class ChatCodec:
             "model": output.model,
             "choices": choices,
             "usage": usage_body(output.usage),
-            "service_tier": "default",
+            "service_tier": served_tier(request),
             "system_fingerprint": system_fingerprint(output.model),
         }
 
@@ -174,7 +181,8 @@ class ChatCodec:
             + str(output.created)
             + ',"model":'
             + dumps(output.model)
-            + ',"service_tier":"default"'
+            + ',"service_tier":'
+            + dumps(served_tier(request))
             + ',"system_fingerprint":'
             + dumps(system_fingerprint(output.model))
             + ',"choices":['

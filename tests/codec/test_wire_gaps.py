@@ -587,3 +587,16 @@ async def test_anthropic_named_tool_must_be_declared() -> None:
         "type": "invalid_request_error",
         "message": "tool_choice.name: Tool 'nope' not found in tools",
     }
+
+
+@pytest.mark.parametrize(("asked", "served"), [(None, "default"), ("auto", "default"), ("flex", "flex"),
+                                               ("priority", "priority")])  # fmt: skip
+async def test_chat_reports_the_service_tier_asked_for(
+    client: httpx.AsyncClient, asked: str | None, served: str
+) -> None:
+    extra = {} if asked is None else {"service_tier": asked}
+    body = (await client.post("/v1/chat/completions", json=chat(**extra))).json()
+    assert body["service_tier"] == served
+    streamed = await client.post("/v1/chat/completions", json=chat(stream=True, **extra))
+    chunks = [data for _, data in sse_payloads(streamed.text) if isinstance(data, dict)]
+    assert chunks and {c["service_tier"] for c in chunks} == {served}
