@@ -12,8 +12,8 @@ import random
 import re
 
 from ..errors import RuleError
-from .core import MAX_ITEMS, DrawContext, Generator, _whole
-from .text import ADJECTIVES, WORDS, with_article
+from .core import DrawContext, Generator
+from .text import ADJECTIVES, WORDS, _check_range, with_article
 
 __all__ = ["Prose", "answer_shape", "topic"]
 
@@ -213,12 +213,7 @@ class Prose(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
-        _whole("`prose`: min_sentences", min_sentences)
-        _whole("`prose`: max_sentences", max_sentences)
-        if max_sentences > MAX_ITEMS:
-            raise RuleError(f"`prose` takes at most {MAX_ITEMS} sentences, got max_sentences={max_sentences}")
-        if min_sentences < 0 or min_sentences > max_sentences:
-            raise RuleError(f"`prose` takes 0 <= min <= max, got {min_sentences} and {max_sentences}")
+        _check_range("prose", min_sentences, max_sentences, "sentences")
         if min_sentences < 2:
             raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")
         self.lo, self.hi = min_sentences, max_sentences
