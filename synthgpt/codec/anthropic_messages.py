@@ -166,6 +166,11 @@ class MessagesCodec:
         payload = {"type": "error", "error": {"type": "overloaded_error", "message": message}}
         return [Frame(dumps(payload), "error")]
 
+
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
+        """Nothing to redo when the server resends an answer: this codec keeps no state."""
+        return None
+
     def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
         if isinstance(error, ErrorSpec) and error.body is not None:
             return dict(error.body)

@@ -8,7 +8,7 @@ shared SSE layer (`sse.py`), which asks the wire module only for its own error f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -60,4 +60,9 @@ class WireCodec(Protocol):
 
     def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
         """An HTTP error body in this provider's shape."""
+        ...
+
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> Callable[[], None] | None:
+        """What encoding this answer leaves behind besides its bytes (the Responses store entry), to do
+        again each time the server resends the answer from its memo; None for a codec that keeps nothing."""
         ...

@@ -184,6 +184,11 @@ class EmbeddingsCodec:
         body = openai_error_body(ErrorSpec(status=500, message=fault.message), 500)
         return [Frame(dumps(body))]
 
+
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
+        """Nothing to redo when the server resends an answer: this codec keeps no state."""
+        return None
+
     def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
         return openai_error_body(error, status)
 

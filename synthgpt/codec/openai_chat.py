@@ -216,6 +216,11 @@ class ChatCodec:
         body["error"]["code"] = None
         return [Frame(dumps(body))]
 
+
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
+        """Nothing to redo when the server resends an answer: this codec keeps no state."""
+        return None
+
     def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
         return openai_error_body(error, status)
 

@@ -160,13 +160,13 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
     response = await _answer(codec, req, output, rid)
-    if slot is not None and replayable and _replayable_answer(codec, body, output, response):
+    if slot is not None and replayable and _replayable_answer(body, output, response):
         memo, gen, key = slot
         wire = response.wire if isinstance(response, PacedStream) else None
         data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
         entry = MemoEntry(
             response.status_code, response.raw_headers, bytes(data), mock.rules[record.rule], record,
-            _after_replay(codec, output, req), wire,
+            codec.replay_effect(output, req), wire,
         )  # fmt: skip
         memo.put(gen, key, entry)
     return response
@@ -177,7 +177,7 @@ def _plain_generation(mock: MockGPT) -> bool:
     return "agenerate" not in vars(mock) and type(mock).agenerate is MockGPT.agenerate
 
 
-def _replayable_answer(codec: WireCodec, body: Any, output: ModelOutput, response: Response) -> bool:
+def _replayable_answer(body: Any, output: ModelOutput, response: Response) -> bool:
     """An answer sent whole and at once, by a codec whose decoding read no state of its own."""
     if response.status_code != 200 or output.stream.first_delay_ms > 0 or output.error is not None:
         return False
@@ -185,13 +185,6 @@ def _replayable_answer(codec: WireCodec, body: Any, output: ModelOutput, respons
         return False
     # a Responses request continuing an earlier answer depends on what the store still holds
     return not (isinstance(body, dict) and body.get("previous_response_id") is not None)
-
-
-def _after_replay(codec: WireCodec, output: ModelOutput, req: ModelRequest) -> Callable[[], None] | None:
-    """What the codec keeps of an answer (the Responses store), to keep again each time it is replayed."""
-    effect: Callable[[ModelOutput, ModelRequest], Callable[[], None] | None] | None
-    effect = getattr(codec, "replay_effect", None)
-    return None if effect is None else effect(output, req)
 
 
 async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str) -> Response:
