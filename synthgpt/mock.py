@@ -193,8 +193,13 @@ class MockGPT:
         embeddings: tuple[tuple[float, ...], ...] = ()
         for i in range(req.n):
             ctx = DrawContext(
-                req, seed if i == 0 else derive_seed(seed, "choice", i),
-                now=now, captures=captures, rule=rule.name, call_index=call_index, base_seed=self.seed,
+                req,
+                seed if i == 0 else derive_seed(seed, "choice", i),
+                now=now,
+                captures=captures,
+                rule=rule.name,
+                call_index=call_index,
+                base_seed=self.seed,
                 order_reads=order_reads,
             )
             try:
@@ -253,23 +258,31 @@ class MockGPT:
 def _apply_stop(choice: Choice, stops: tuple[str, ...]) -> Choice:
     """End the text before the first stop sequence completed in it, finishing with `stop`.
 
-    A model stops generating there, so nothing after it (more text, tool calls) exists. Reasoning is not
-    searched: the stop applies to the answer. Applied before the token limit, so usage counts what is sent.
+    The answer's text parts are searched as the one stream a model writes, so a sequence may begin in one
+    part and end in the next. A model stops generating there, so nothing after it (more text, tool calls)
+    exists. Reasoning is not searched: the stop applies to the answer. Applied before the token limit, so
+    usage counts what is sent.
     """
     if not stops:
         return choice
+    text = choice.text
+    # the sequence whose end comes first is the one generation stops at; on a tie, the longer one
+    hits = [(at + len(s), at, s) for s in stops if (at := text.find(s)) >= 0]
+    if not hits:
+        return choice
+    _, at, seq = min(hits)
     kept: list[Any] = []
+    start = 0  # where the current text part begins in the joined text
     for p in choice.parts:
         if isinstance(p, TextOut):
-            # the sequence whose end comes first is the one generation stops at; on a tie, the longer one
-            hits = [(at + len(s), at, s) for s in stops if (at := p.text.find(s)) >= 0]
-            if hits:
-                _, at, seq = min(hits)
-                if at:
-                    kept.append(p.model_copy(update={"text": p.text[:at]}))
-                return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
+            end = start + len(p.text)
+            if end > at:  # the sequence begins in this part: what precedes it is the last text sent
+                if at > start:
+                    kept.append(p.model_copy(update={"text": p.text[: at - start]}))
+                break
+            start = end
         kept.append(p)
-    return choice
+    return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
 
 
 def _as_ruleset(rules: object) -> RuleSet:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -23,6 +23,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
@@ -339,12 +340,45 @@ class ModelRequest(_Frozen):
         return tuple(found)
 
     def fingerprint(self) -> int:
-        """A stable hash of what the answer may depend on: not the API, the stream flags or the headers."""
-        if self._fingerprint is None:
-            wire_only = {"api", "stream", "stream_options", "headers"}
-            body = self.model_dump(mode="json", exclude=wire_only, by_alias=True)
-            self._fingerprint = derive_seed(canonical_json(body))
-        return self._fingerprint
+        """A stable hash of what the answer may depend on: not the API, the stream flags, the headers, or
+        whether logprobs and `include` fields are asked for."""
+        # the private dict directly: `self._fingerprint` is found only after pydantic's __getattr__ fallback
+        private: dict[str, Any] = self.__pydantic_private__  # type: ignore[assignment]
+        cached: int | None = private["_fingerprint"]
+        if cached is None:
+            try:
+                body = canonical_json(self.model_dump(mode="json", exclude=_NOT_FINGERPRINTED, by_alias=True))
+                cached = derive_seed(body)
+            except UnicodeEncodeError:  # only a lone surrogate makes a str that UTF-8 cannot hold
+                raise _lone_surrogate_error(self) from None
+            # pydantic writes a lone surrogate in a dict field's own keys as U+FFFD instead of failing
+            if "\ufffd" in body and _find_lone_surrogate(self.model_dump(by_alias=True), ()) is not None:
+                raise _lone_surrogate_error(self)
+            private["_fingerprint"] = cached
+        return cached
+
+    @model_validator(mode="after")
+    def _unicode_text(self) -> Self:
+        # A lone surrogate ("\ud800") is a Python str but not Unicode text: no JSON body can carry one (the
+        # server refuses such a body), and hashing or encoding the request would fail deep in a draw. Every
+        # answer needs the fingerprint, and taking it encodes every fingerprinted string as UTF-8, so taking
+        # it here checks those at no extra cost; the few wire-only strings are checked beside it.
+        self.fingerprint()
+        try:
+            if self.headers:
+                "".join(map("".join, self.headers)).encode()
+            if self.stream_options:
+                canonical_json(self.stream_options).encode()
+        except UnicodeEncodeError:
+            raise _lone_surrogate_error(self) from None
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        if update and not _WIRE_ONLY.issuperset(update):
+            # the cached fingerprint is the original's: the copy's own is taken when it is first asked for
+            copied._fingerprint = None
+        return copied
 
     def summary(self) -> str:
         text = self.last_user.replace("\n", " ")
@@ -358,6 +392,57 @@ class ModelRequest(_Frozen):
         if self.response_schema:
             bits.append(f"schema={self.response_schema.kind}")
         return "request(" + ", ".join(bits) + ")"
+
+
+_WIRE_ONLY: set[str] = {"api", "stream", "stream_options", "headers"}  # read only
+# What the fingerprint leaves out: the wire-only fields, and the settings that add to an answer's form
+# without changing what a model would say (asking for logprobs or extra `include` fields must not change
+# the text, or turning them on in a test would rewrite every expected answer).
+_NOT_FINGERPRINTED: dict[str, Any] = {
+    **dict.fromkeys(_WIRE_ONLY, True),
+    "extra": {"logprobs": True, "top_logprobs": True, "include": True},
+}
+
+
+def _lone_surrogate_error(request: ModelRequest) -> ValidationError:
+    """A ValidationError at the first string of `request` (a value, or a dict key) holding a lone
+    surrogate, in field order. Only built on failure: finding the field walks the whole request."""
+    # the Python form: the JSON one would fail on (or replace) the very strings looked for
+    found = _find_lone_surrogate(request.model_dump(by_alias=True), ())
+    loc, text, at = found if found is not None else ((), "", 0)
+    escaped = text[at].encode("utf-8", "backslashreplace").decode() if text else "?"
+    message = (
+        f"a lone surrogate ({escaped} at index {at}) is not valid Unicode text; write the character it is "
+        "half of (a str holds code points, not UTF-16 halves), or remove it"
+    )
+    error = PydanticCustomError("lone_surrogate", message)
+    return ValidationError.from_exception_data(
+        "ModelRequest", [InitErrorDetails(type=error, loc=loc, input=text)]
+    )
+
+
+def _find_lone_surrogate(
+    value: Any, loc: tuple[str | int, ...]
+) -> tuple[tuple[str | int, ...], str, int] | None:
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            return loc, value, exc.start
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            # a loc element is shown and sent back: a key holding the surrogate is named escaped
+            named = key.encode("utf-8", "backslashreplace").decode() if isinstance(key, str) else str(key)
+            found = _find_lone_surrogate(key, (*loc, named)) or _find_lone_surrogate(item, (*loc, named))
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _find_lone_surrogate(item, (*loc, i))
+            if found is not None:
+                return found
+    return None
 
 
 def request_error_from(exc: ValidationError) -> RequestError:
