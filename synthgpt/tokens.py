@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_spans"]
+__all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces", "token_spans"]
 
 _TOKEN = re.compile(r"\s*(?:\w{1,4}|[^\w\s])|\s+", re.UNICODE)
 _PER_MESSAGE = 4  # role and separators, as chat formats add
@@ -23,6 +23,12 @@ _PER_MESSAGE = 4  # role and separators, as chat formats add
 def token_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each token; the spans tile the text exactly."""
     return [m.span() for m in _TOKEN.finditer(text)]
+
+
+def token_pieces(text: str) -> list[str]:
+    """The tokens themselves, in order: they join back to `text`, and there are `count_tokens(text)` of
+    them (the pattern has no group, so `findall` returns whole matches)."""
+    return _TOKEN.findall(text)
 
 
 def count_tokens(text: str) -> int:

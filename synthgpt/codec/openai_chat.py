@@ -10,6 +10,13 @@ carry `index` and argument fragments; calls are emitted in index order; one fini
 with n > 1 the choices are interleaved one delta at a time, choice 0 first; with
 `stream_options.include_usage` a `choices: []` usage chunk comes last, then `data: [DONE]`.
 Reasoning has no place on this wire: it only shows in `usage.completion_tokens_details.reasoning_tokens`.
+
+With `logprobs: true` (WIRE.md §2.2, C1 `83b060bae42e`) each choice carries
+`logprobs: {content: [...], refusal: null}`, one entry per token of its text (`synthgpt.logprobs`). The
+stream then cuts text on token boundaries, so each content chunk carries the entries of exactly its
+tokens; the role chunk carries `content: []` (`null` when the answer is only tool calls, whose message
+content is null), tool-call and finish chunks `logprobs: null`. The streamed entries, concatenated, are
+the non-stream list. Without `logprobs` nothing changes on the wire.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
+from ..logprobs import MAX_TOP_LOGPROBS, TokenLogprob, group_by_chars, token_logprobs
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
@@ -31,8 +39,10 @@ from .sse import chunk_text
 __all__ = [
     "ChatCodec",
     "choice_deltas",
+    "choice_logprobs",
     "completion_id",
     "fold_deltas",
+    "logprobs_asked",
     "openai_response_headers",
     "system_fingerprint",
     "usage_body",
@@ -95,17 +105,60 @@ def openai_response_headers(request_id: str, processing_ms: int) -> dict[str, st
     }
 
 
-def choice_deltas(choice: Choice, chunk_chars: int | None) -> list[dict[str, Any]]:
+def logprobs_asked(request: ModelRequest) -> int | None:
+    """How many alternatives per token the request asks for (`top_logprobs`, 0 when not given) when it
+    sets `logprobs: true`; None when it does not. The decoder has checked both fields; a request built in
+    Python is held to the same 0..20."""
+    if request.extra.get("logprobs") is not True:
+        return None
+    top = request.extra.get("top_logprobs")
+    if not isinstance(top, int) or isinstance(top, bool):
+        return 0
+    return min(max(top, 0), MAX_TOP_LOGPROBS)
+
+
+def choice_logprobs(output: ModelOutput, index: int, top: int) -> list[TokenLogprob]:
+    """The entries of choice `index`'s text: seeded by the answer and the choice, so the stream and the
+    body of one answer carry the same values."""
+    return token_logprobs(output.choices[index].text, derive_seed(output.id_seed, "logprobs", index), top)
+
+
+def legacy_functions(request: ModelRequest) -> bool:
+    """The request declares the deprecated `functions`: a call is answered as `function_call`."""
+    return request.extra.get("functions") is not None
+
+
+def finish_reason(choice: Choice, legacy: bool) -> str:
+    return "function_call" if legacy and choice.finish_reason == "tool_calls" else choice.finish_reason
+
+
+def choice_deltas(
+    choice: Choice, chunk_chars: int | None, pieces: list[str] | None = None, legacy: bool = False
+) -> list[dict[str, Any]]:
     """The deltas of one choice, in wire order, without the finish (that is `choice.finish_reason`).
 
     `chunk_chars=None` keeps each text and each argument string in one piece (the non-stream form).
+    `pieces`, when given, are the text's content deltas (cut on token boundaries for logprobs).
     """
     text = choice.text
     calls = choice.tool_calls
     first: dict[str, Any] = {"role": "assistant", "content": "" if text or not calls else None}
     deltas = [first]
     if text:
-        deltas += [{"content": p} for p in (chunk_text(text, chunk_chars) if chunk_chars else [text])]
+        if pieces is None:
+            pieces = chunk_text(text, chunk_chars) if chunk_chars else [text]
+        deltas += [{"content": p} for p in pieces]
+    if legacy and calls:
+        # one function call, no id or index: the deprecated shape has room for nothing more
+        call = calls[0]
+        opening = {"name": call.name, "arguments": ""}
+        if text:
+            deltas.append({"function_call": opening})
+        else:
+            first["function_call"] = opening
+        args = chunk_text(call.arguments, chunk_chars) if chunk_chars else [call.arguments]
+        deltas += [{"function_call": {"arguments": a}} for a in args if a]
+        calls = ()
     for k, call in enumerate(calls):
         fn = {"name": call.name, "arguments": ""}
         start = {"index": k, "id": call.id, "type": "function", "function": fn}
@@ -123,9 +176,15 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
     """The assistant message a client assembles from `deltas` (strings concatenated, calls by index)."""
     content: str | None = None
     calls: list[dict[str, Any]] = []
+    function: dict[str, str] | None = None
     for d in deltas:
         if d.get("content") is not None:
             content = (content or "") + d["content"]
+        if "function_call" in d:
+            part = d["function_call"]
+            if function is None:
+                function = {"name": part["name"], "arguments": ""}
+            function["arguments"] += part.get("arguments", "")
         for tc in d.get("tool_calls", ()):
             k = tc["index"]
             if k == len(calls):
@@ -140,7 +199,35 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
     if calls:
         message["tool_calls"] = calls
+    if function is not None:
+        message["function_call"] = function
     return message
+
+
+def _finish_chunk(index: int, choice: Choice, legacy: bool = False) -> str:
+    finish = dumps(finish_reason(choice, legacy))
+    return f'{{"index":{index},"delta":{{}},"logprobs":null,"finish_reason":{finish}}}'
+
+
+def _logprob_chunks(output: ModelOutput, index: int, chunk_chars: int, top: int, legacy: bool) -> list[str]:
+    """The rendered chunks of one choice when logprobs are asked for: text cut on token boundaries, each
+    content chunk with the entries of its tokens."""
+    choice = output.choices[index]
+    groups = group_by_chars(choice_logprobs(output, index, top), chunk_chars)
+    deltas = choice_deltas(choice, chunk_chars, pieces=[text for text, _ in groups], legacy=legacy)
+    first = (
+        '{"content":[],"refusal":null}'
+        if deltas[0]["content"] is not None
+        else '{"content":null,"refusal":null}'
+    )
+    logprobs = [first, *('{"content":' + dumps(entries) + ',"refusal":null}' for _, entries in groups)]
+    logprobs += ["null"] * (len(deltas) - len(logprobs))  # tool-call deltas carry no content tokens
+    chunks = [
+        f'{{"index":{index},"delta":{delta_json(d)},"logprobs":{lp},"finish_reason":null}}'
+        for d, lp in zip(deltas, logprobs, strict=True)
+    ]
+    chunks.append(_finish_chunk(index, choice, legacy))
+    return chunks
 
 
 class ChatCodec:
@@ -152,15 +239,22 @@ class ChatCodec:
         return decode_chat_request(body, headers, params)
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        choices = [
+        legacy = legacy_functions(request)
+        choices: list[dict[str, Any]] = [
             {
                 "index": i,
-                "message": fold_deltas(choice_deltas(choice, None)),
+                "message": fold_deltas(choice_deltas(choice, None, legacy=legacy)),
                 "logprobs": None,
-                "finish_reason": choice.finish_reason,
+                "finish_reason": finish_reason(choice, legacy),
             }
             for i, choice in enumerate(output.choices)
         ]
+        top = logprobs_asked(request)
+        if top is not None:
+            for i, c in enumerate(choices):
+                # content tokens mirror the message: none (null) when its content is null
+                entries = choice_logprobs(output, i, top) if c["message"]["content"] is not None else None
+                c["logprobs"] = {"content": entries, "refusal": None}
         return {
             "id": completion_id(output),
             "object": "chat.completion",
@@ -187,16 +281,24 @@ class ChatCodec:
             + dumps(system_fingerprint(output.model))
             + ',"choices":['
         )
-        per_choice = [
-            [
-                *(
-                    f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
-                    for d in choice_deltas(choice, output.stream.chunk_chars)
-                ),
-                f'{{"index":{i},"delta":{{}},"logprobs":null,"finish_reason":{dumps(choice.finish_reason)}}}',
+        top = logprobs_asked(request)
+        legacy = legacy_functions(request)
+        if top is not None:
+            per_choice = [
+                _logprob_chunks(output, i, output.stream.chunk_chars, top, legacy)
+                for i in range(len(output.choices))
             ]
-            for i, choice in enumerate(output.choices)
-        ]
+        else:
+            per_choice = [
+                [
+                    *(
+                        f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
+                        for d in choice_deltas(choice, output.stream.chunk_chars, legacy=legacy)
+                    ),
+                    _finish_chunk(i, choice, legacy),
+                ]
+                for i, choice in enumerate(output.choices)
+            ]
         frames = []
         for step in range(max(len(c) for c in per_choice)):
             for chunks in per_choice:
@@ -215,7 +317,6 @@ class ChatCodec:
         body = openai_error_body(spec, 500)
         body["error"]["code"] = None
         return [Frame(dumps(body))]
-
 
     def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
         """Nothing to redo when the server resends an answer: this codec keeps no state."""

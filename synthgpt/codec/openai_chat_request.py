@@ -158,7 +158,20 @@ def _tool_calls(msg: Mapping[str, Any], param: str) -> list[dict[str, Any]]:
     return out
 
 
-def _message(msg: Any, i: int) -> dict[str, Any]:
+def _function_call_message(msg: Mapping[str, Any], param: str) -> dict[str, Any] | None:
+    """The deprecated `function_call` of an assistant message, as a tool call. Legacy calls carry no id: a
+    `function` result names the function it answers, so the function's name links the two."""
+    call = msg.get("function_call")
+    if call is None:
+        return None
+    if not isinstance(call, dict):
+        raise _type_error(f"{param}.function_call", "an object", call)
+    name = _string(call, "name", f"{param}.function_call.name", required=True)
+    arguments = _string(call, "arguments", f"{param}.function_call.arguments", required=True)
+    return {"id": name, "name": name, "arguments": arguments}
+
+
+def _message(msg: Any, i: int, legacy: bool = False) -> dict[str, Any]:
     param = f"messages[{i}]"
     if not isinstance(msg, dict):
         raise _type_error(param, "an object", msg)
@@ -173,6 +186,15 @@ def _message(msg: Any, i: int) -> dict[str, Any]:
         out["name"] = name
     if role == "assistant":
         out["tool_calls"] = _tool_calls(msg, param)
+        if legacy and out["tool_calls"]:
+            raise RequestError(
+                "Invalid parameter: 'tool_calls' cannot be used when 'functions' are present. Please use "
+                "'tools' instead of 'functions'.",
+                f"messages.[{i}].tool_calls",
+            )
+        call = _function_call_message(msg, param)
+        if call is not None:
+            out["tool_calls"].append(call)
     elif role == "tool":
         out["tool_call_id"] = _string(msg, "tool_call_id", f"{param}.tool_call_id", required=True)
     elif role == "function":  # the deprecated form of a tool result: the function's name links it
@@ -220,6 +242,79 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
             check_schema(params, f"{tp}.function.parameters", f"function '{name}'", tool=True)
         out.append({"name": name, "description": description, "parameters": params, "strict": strict})
     return out
+
+
+def _functions(body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The deprecated `functions`, as neutral tools; None when the request has none."""
+    functions = body.get("functions")
+    if functions is None:
+        return None
+    if body.get("tools") is not None:
+        raise RequestError(
+            "Invalid request: 'functions' and 'tools' cannot both be provided. 'functions' are deprecated; "
+            "use the 'tools' parameter instead."
+        )
+    if not isinstance(functions, list):
+        raise _type_error("functions", "an array of objects", functions)
+    if not functions:
+        raise RequestError(
+            "Invalid 'functions': empty array. Expected an array with minimum length 1, but got an empty "
+            "array instead.",
+            "functions",
+        )
+    if len(functions) > 128:
+        raise RequestError(
+            "Invalid 'functions': array too long. Expected an array with maximum length 128, but got an "
+            f"array with length {len(functions)} instead.",
+            "functions",
+        )
+    out = []
+    for i, fn in enumerate(functions):
+        fp = f"functions[{i}]"
+        if not isinstance(fn, dict):
+            raise _type_error(fp, "an object", fn)
+        name = _string(fn, "name", f"{fp}.name", required=True)
+        assert name is not None
+        if not _NAME.match(name):
+            raise RequestError(
+                f"Invalid '{fp}.name': string does not match pattern. Expected a string that matches the "
+                "pattern '^[a-zA-Z0-9_-]{1,64}$'.",
+                f"{fp}.name",
+            )
+        description = _string(fn, "description", f"{fp}.description")
+        params = fn.get("parameters")
+        if params is not None and not isinstance(params, dict):
+            raise _type_error(f"{fp}.parameters", "an object", params)
+        if params is not None:
+            check_schema(params, f"{fp}.parameters", f"function '{name}'", tool=True)
+        out.append({"name": name, "description": description, "parameters": params})
+    return out
+
+
+def _function_call(body: Mapping[str, Any], functions: list[dict[str, Any]] | None) -> Any:
+    """The deprecated `function_call`, as a neutral tool choice (None: the default, `auto`)."""
+    choice = body.get("function_call")
+    if choice is None:
+        return None
+    if functions is None:
+        raise RequestError(
+            "Invalid value for 'function_call': 'function_call' is only allowed when 'functions' are "
+            "specified.",
+            "function_call",
+        )
+    if isinstance(choice, str):
+        if choice not in ("none", "auto"):
+            raise _bad_value("function_call", choice, ("none", "auto"))
+        return choice
+    if not isinstance(choice, dict):
+        raise _type_error("function_call", "one of a string or object", choice)
+    name = _string(choice, "name", "function_call.name", required=True)
+    if not any(f["name"] == name for f in functions):
+        raise RequestError(
+            f"Invalid value for 'function_call': no function named '{name}' is declared in 'functions'.",
+            "function_call",
+        )
+    return {"mode": "named", "name": name}
 
 
 def _tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> Any:
@@ -387,6 +482,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             "array instead.",
             "messages",
         )
+    functions = _functions(body)
     tools = _tools(body)
     stream = bool(_boolean(body, "stream"))
     stream_options = body.get("stream_options")
@@ -406,18 +502,24 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         raise _bad_value("reasoning_effort", effort, _EFFORTS)
     parallel = _boolean(body, "parallel_tool_calls")
     _validate_extras(body)
+    # both checked whichever is used: each is refused without the list it chooses from
+    tool_choice = _tool_choice(body, tools)
+    function_call = _function_call(body, functions)
+    if functions is not None:
+        tool_choice = function_call
     neutral: dict[str, Any] = {
         "api": "chat",
         "model": model,
-        "messages": [_message(m, i) for i, m in enumerate(messages)],
-        "tool_choice": _tool_choice(body, tools),
-        "tools": _allowed(body, tools),
+        "messages": [_message(m, i, functions is not None) for i, m in enumerate(messages)],
+        "tool_choice": tool_choice,
+        "tools": _allowed(body, tools) if functions is None else functions,
         "response_schema": _response_format(body),
         "max_output_tokens": limit if limit is not None else legacy_limit,
         "n": _integer(body, "n", 1, 128) or 1,
         "stream": stream,
         "stream_options": dict(stream_options or {}),
-        "parallel_tool_calls": True if parallel is None else parallel,
+        # a legacy answer holds one function call at most
+        "parallel_tool_calls": (True if parallel is None else parallel) and functions is None,
         "reasoning": None if effort in (None, "none") else {"effort": effort},
         "headers": dict(headers),
         "extra": {k: v for k, v in body.items() if k not in _HANDLED},

@@ -3,6 +3,11 @@
 `response_events` is the one source of both encodings: the stream sends the events, the non-stream body
 is the `response` of the terminal event. Output items are built once, finished; each item's events are
 derived from it (added in progress, deltas, done), so the fold of the deltas is the item by construction.
+
+With `include: ["message.output_text.logprobs"]` each `output_text` part carries one `LogProb` entry per
+token of its text (`synthgpt.logprobs`, with `top_logprobs` alternatives, default 0), its text deltas are
+cut on token boundaries and each carries its tokens' entries in the `ResponseLogProb` shape (no `bytes`),
+as does `response.output_text.done` for the whole text. Without it, `logprobs` stays `[]`.
 """
 
 from __future__ import annotations
@@ -10,13 +15,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
+from ..logprobs import MAX_TOP_LOGPROBS, TokenLogprob, group_by_chars, token_logprobs
 from ..model import ModelOutput, ModelRequest, ReasoningPart, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .sse import chunk_text
 
 __all__ = [
-    "UNKNOWN_ITEM_TYPE", "Event", "Status", "TextDelta", "hex_id", "response_events", "response_object"
+    "LOGPROBS_INCLUDE", "UNKNOWN_ITEM_TYPE", "Event", "Status", "TextDelta", "hex_id", "logprobs_asked",
+    "response_events", "response_object",
 ]  # fmt: skip
+
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
+"""The `include` value that asks for the logprobs of output text."""
 
 UNKNOWN_ITEM_TYPE = "synthgpt_unknown_item"
 """The output item type of the `unknown_item` fault: a kind no SDK knows, as a future API might add."""
@@ -39,6 +49,18 @@ class TextDelta(dict[str, Any]):
     it without re-checking that shape."""
 
     __slots__ = ()
+
+
+def logprobs_asked(request: ModelRequest) -> int | None:
+    """The alternatives per token asked for (`top_logprobs`, default 0) when `include` asks for output text
+    logprobs; None when it does not. A request built in Python is held to the API's 0..20."""
+    include = request.extra.get("include")
+    if not isinstance(include, list | tuple) or LOGPROBS_INCLUDE not in include:
+        return None
+    top = request.extra.get("top_logprobs")
+    if not isinstance(top, int) or isinstance(top, bool):
+        return 0
+    return min(max(top, 0), MAX_TOP_LOGPROBS)
 
 
 def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
@@ -127,6 +149,15 @@ def _items(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
                 "role": "assistant",
             }
         )
+    top = logprobs_asked(request)
+    if top is not None:
+        for item in items:
+            if item["type"] == "message":
+                part = item["content"][0]
+                # seeded by the item: each message of the answer has its own, the same in stream and body
+                part["logprobs"] = token_logprobs(
+                    part["text"], derive_seed(seed, "logprobs", item["id"]), top
+                )
     return items
 
 
@@ -158,12 +189,31 @@ def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
         full = item["content"][0]
         out.append(_added({**item, "status": "in_progress", "content": []}, index))
         out.append({"type": "response.content_part.added", **ids, "content_index": 0, "part": empty})
-        out.extend(
-            TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
-            for d in chunk_text(text, chunk)
-        )
+        entries: list[TokenLogprob] = full["logprobs"]
+        if entries:
+            out.extend(
+                {
+                    "type": "response.output_text.delta",
+                    **ids,
+                    "content_index": 0,
+                    "delta": piece,
+                    "logprobs": _event_logprobs(members),
+                }
+                for piece, members in group_by_chars(entries, chunk)
+            )
+        else:
+            out.extend(
+                TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
+                for d in chunk_text(text, chunk)
+            )
         out.append(
-            {"type": "response.output_text.done", **ids, "content_index": 0, "text": text, "logprobs": []}
+            {
+                "type": "response.output_text.done",
+                **ids,
+                "content_index": 0,
+                "text": text,
+                "logprobs": _event_logprobs(entries) if entries else [],
+            }
         )
         out.append({"type": "response.content_part.done", **ids, "content_index": 0, "part": full})
     elif kind == "function_call":
@@ -201,6 +251,18 @@ def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
         out.append(_added({**item, "status": "in_progress"}, index))
     out.append({"type": "response.output_item.done", "output_index": index, "item": item})
     return out
+
+
+def _event_logprobs(entries: list[TokenLogprob]) -> list[dict[str, Any]]:
+    """Entries in the events' `ResponseLogProb` shape: the part's `LogProb` without `bytes`."""
+    return [
+        {
+            "token": e["token"],
+            "logprob": e["logprob"],
+            "top_logprobs": [{"token": t["token"], "logprob": t["logprob"]} for t in e["top_logprobs"]],
+        }
+        for e in entries
+    ]
 
 
 def _added(item: dict[str, Any], index: int) -> Event:

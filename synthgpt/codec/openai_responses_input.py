@@ -35,6 +35,7 @@ _SKIPPED_ITEMS = frozenset(
      "compaction"}
 )  # fmt: skip
 
+
 def _text_of(value: Any, param: str) -> str:
     """A string, or the text of a list of text parts (function_call_output may carry either)."""
     if isinstance(value, str):
@@ -307,6 +308,19 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("stop", "stop_sequences"):
         if key in body:  # Chat and Messages parameters; silently ignoring one would let text run past it
             raise RequestError(f"Unknown parameter: '{key}'.", key, code="unknown_parameter")
+    top_logprobs = _optional(body, "top_logprobs", int, "an integer")
+    if top_logprobs is not None and not 0 <= top_logprobs <= 20:
+        above = top_logprobs > 20
+        raise RequestError(
+            f"Invalid 'top_logprobs': integer {'above maximum' if above else 'below minimum'} value. "
+            f"Expected a value {'<= 20' if above else '>= 0'}, but got {top_logprobs} instead.",
+            "top_logprobs",
+            code="integer_above_max_value" if above else "integer_below_min_value",
+        )
+    include = _optional(body, "include", list, "an array of strings")
+    for i, value in enumerate(include or ()):
+        if not isinstance(value, str):
+            raise type_error(f"include[{i}]", "a string", value)
     parallel = _optional(body, "parallel_tool_calls", bool, "a boolean")
     stream = _optional(body, "stream", bool, "a boolean")
     _optional(body, "store", bool, "a boolean")

@@ -502,14 +502,19 @@ async def test_responses_names_a_decimal_as_chat_does(client: httpx.AsyncClient)
     ))
 
 
-async def test_chat_logprobs_request_answers_null_logprobs(
+async def test_chat_logprobs_request_answers_with_token_logprobs(
     client: httpx.AsyncClient, openai_spec: Any
 ) -> None:
-    # Token log-probabilities are not simulated: the choice says so with `logprobs: null`, which both SDKs
-    # accept, rather than inventing numbers.
+    # Asked for, log-probabilities come one per token of the answer (tests/codec/test_logprobs.py has the
+    # values); not asked for, the choice keeps `logprobs: null`.
     body = (await client.post("/v1/chat/completions", json=chat(logprobs=True, top_logprobs=2))).json()
     openai_spec("CreateChatCompletionResponse", body)
-    assert body["choices"][0]["logprobs"] is None
+    logprobs = body["choices"][0]["logprobs"]
+    assert logprobs["refusal"] is None
+    assert "".join(e["token"] for e in logprobs["content"]) == body["choices"][0]["message"]["content"]
+    assert all(len(e["top_logprobs"]) == 2 for e in logprobs["content"])
+    plain = (await client.post("/v1/chat/completions", json=chat())).json()
+    assert plain["choices"][0]["logprobs"] is None
 
 
 # ------------------------------------------------------------------------------- which tools may be called
