@@ -29,7 +29,7 @@ from ..codec.sse import WirePlan
 from ..journal import CallRecord
 from ..mock import MockGPT
 from ..rules.rule import Rule
-from .pacing import PacedStream
+from .pacing import PacedStream, pacer
 
 __all__ = ["DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo"]
 
@@ -191,6 +191,9 @@ class MemoMiddleware:
             scope[SCOPE_KEY] = (memo, gen, key)
             await self.app(scope, _replaying(messages, receive), send)
             return
+        pace = pacer()
+        if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
+            await pace.admit()
         mock.replay(entry.rule, entry.record)
         if entry.after is not None:
             entry.after()

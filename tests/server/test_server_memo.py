@@ -226,3 +226,28 @@ async def test_older_journal_records_read_back_whole() -> None:
         assert record.request.last_user == body["messages"][0]["content"]  # type: ignore[index]
         assert (record.output, record.rule, record.at) == (expected, "default", twin.clock.now())
     assert mock.journal[5] == records[5] and mock.journal[-1] == records[-1]
+
+
+async def test_replays_wait_their_turn_while_paced_streams_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a burst of replays is cheap each but not all together: like drawn answers, they start only within
+    # the pacer's slice, so running streams' due frames go out first
+    from synthgpt.server import pacing
+
+    admitted: list[int] = []
+
+    async def admit(self: pacing.Pacer) -> None:
+        admitted.append(self.running)
+
+    monkeypatch.setattr(pacing.Pacer, "admit", admit)
+    c, _ = client(MockGPT(seed=3))
+    async with c:
+        for _ in range(3):
+            await c.post("/v1/chat/completions", content=json.dumps(HI))
+        assert admitted == []  # no paced stream running: no admission step at all
+        pacing.pacer().running = 1  # as if a paced stream were in progress on this loop
+        try:
+            r = await c.post("/v1/chat/completions", content=json.dumps(HI))
+        finally:
+            pacing.pacer().running = 0
+    assert r.status_code == 200
+    assert admitted == [1]
