@@ -223,25 +223,31 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         fn = tool.get("function")
         if not isinstance(fn, dict):
             raise _missing(f"{tp}.function") if fn is None else _type_error(f"{tp}.function", "an object", fn)
-        name = _string(fn, "name", f"{tp}.function.name", required=True)
-        assert name is not None
-        if not _NAME.match(name):
-            raise RequestError(
-                f"Invalid '{tp}.function.name': string does not match pattern. Expected a string that "
-                "matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.",
-                f"{tp}.function.name",
-            )
-        description = _string(fn, "description", f"{tp}.function.description")
-        params = fn.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise _type_error(f"{tp}.function.parameters", "an object", params)
         strict = fn.get("strict")
         if strict is not None and not isinstance(strict, bool):
             raise _type_error(f"{tp}.function.strict", "a boolean", strict)
-        if params is not None:
-            check_schema(params, f"{tp}.function.parameters", f"function '{name}'", tool=True)
-        out.append({"name": name, "description": description, "parameters": params, "strict": strict})
+        out.append({**_function(fn, f"{tp}.function"), "strict": strict})
     return out
+
+
+def _function(fn: Mapping[str, Any], fp: str) -> dict[str, Any]:
+    """A function's name, description and parameters (checked), from a tool's `function` or a deprecated
+    `functions` entry; `fp` is where it sits in the request."""
+    name = _string(fn, "name", f"{fp}.name", required=True)
+    assert name is not None
+    if not _NAME.match(name):
+        raise RequestError(
+            f"Invalid '{fp}.name': string does not match pattern. Expected a string that matches the "
+            "pattern '^[a-zA-Z0-9_-]{1,64}$'.",
+            f"{fp}.name",
+        )
+    description = _string(fn, "description", f"{fp}.description")
+    params = fn.get("parameters")
+    if params is not None and not isinstance(params, dict):
+        raise _type_error(f"{fp}.parameters", "an object", params)
+    if params is not None:
+        check_schema(params, f"{fp}.parameters", f"function '{name}'", tool=True)
+    return {"name": name, "description": description, "parameters": params}
 
 
 def _functions(body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
@@ -273,21 +279,7 @@ def _functions(body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         fp = f"functions[{i}]"
         if not isinstance(fn, dict):
             raise _type_error(fp, "an object", fn)
-        name = _string(fn, "name", f"{fp}.name", required=True)
-        assert name is not None
-        if not _NAME.match(name):
-            raise RequestError(
-                f"Invalid '{fp}.name': string does not match pattern. Expected a string that matches the "
-                "pattern '^[a-zA-Z0-9_-]{1,64}$'.",
-                f"{fp}.name",
-            )
-        description = _string(fn, "description", f"{fp}.description")
-        params = fn.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise _type_error(f"{fp}.parameters", "an object", params)
-        if params is not None:
-            check_schema(params, f"{fp}.parameters", f"function '{name}'", tool=True)
-        out.append({"name": name, "description": description, "parameters": params})
+        out.append(_function(fn, fp))
     return out
 
 

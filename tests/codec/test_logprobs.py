@@ -28,6 +28,7 @@ from synthgpt.errors import RequestError
 from synthgpt.logprobs import TokenLogprob, group_by_chars, token_logprobs
 from synthgpt.model import ModelOutput, ModelRequest
 from synthgpt.tokens import count_tokens, token_pieces
+from tests.codec._support import EVENT_SCHEMAS
 
 CHAT = ChatCodec()
 WEATHER = {
@@ -36,20 +37,6 @@ WEATHER = {
         "name": "get_weather",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     },
-}
-EVENT_SCHEMAS = {
-    "response.created": "ResponseCreatedEvent",
-    "response.in_progress": "ResponseInProgressEvent",
-    "response.output_item.added": "ResponseOutputItemAddedEvent",
-    "response.output_item.done": "ResponseOutputItemDoneEvent",
-    "response.content_part.added": "ResponseContentPartAddedEvent",
-    "response.content_part.done": "ResponseContentPartDoneEvent",
-    "response.output_text.delta": "ResponseTextDeltaEvent",
-    "response.output_text.done": "ResponseTextDoneEvent",
-    "response.function_call_arguments.delta": "ResponseFunctionCallArgumentsDeltaEvent",
-    "response.function_call_arguments.done": "ResponseFunctionCallArgumentsDoneEvent",
-    "response.completed": "ResponseCompletedEvent",
-    "response.incomplete": "ResponseIncompleteEvent",
 }
 TEXTS = st.text(st.characters(exclude_categories=["Cs"]), max_size=80)
 

@@ -16,6 +16,7 @@ from synthgpt.codec.response_store import ResponseStore
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import ErrorSpec, Fault, Message, ModelOutput, ModelRequest, StreamPlan, ToolCall
+from tests.codec._support import EVENT_SCHEMAS
 
 WEATHER_TOOL = {
     "type": "function",
@@ -28,27 +29,6 @@ WEATHER_TOOL = {
         "additionalProperties": False,
     },
     "strict": True,
-}
-
-EVENT_SCHEMAS = {
-    "response.created": "ResponseCreatedEvent",
-    "response.in_progress": "ResponseInProgressEvent",
-    "response.output_item.added": "ResponseOutputItemAddedEvent",
-    "response.output_item.done": "ResponseOutputItemDoneEvent",
-    "response.content_part.added": "ResponseContentPartAddedEvent",
-    "response.content_part.done": "ResponseContentPartDoneEvent",
-    "response.output_text.delta": "ResponseTextDeltaEvent",
-    "response.output_text.done": "ResponseTextDoneEvent",
-    "response.function_call_arguments.delta": "ResponseFunctionCallArgumentsDeltaEvent",
-    "response.function_call_arguments.done": "ResponseFunctionCallArgumentsDoneEvent",
-    "response.reasoning_summary_part.added": "ResponseReasoningSummaryPartAddedEvent",
-    "response.reasoning_summary_part.done": "ResponseReasoningSummaryPartDoneEvent",
-    "response.reasoning_summary_text.delta": "ResponseReasoningSummaryTextDeltaEvent",
-    "response.reasoning_summary_text.done": "ResponseReasoningSummaryTextDoneEvent",
-    "response.completed": "ResponseCompletedEvent",
-    "response.incomplete": "ResponseIncompleteEvent",
-    "response.failed": "ResponseFailedEvent",
-    "error": "ResponseErrorEvent",
 }
 
 
