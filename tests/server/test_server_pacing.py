@@ -6,6 +6,7 @@ No timing is asserted against the wall clock: deadlines are checked with a fake 
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -151,6 +152,47 @@ async def test_starts_wait_for_the_next_turn_of_the_loop_while_streams_run(
     await asyncio.sleep(0)  # the loop turns (its timers would fire now): a new slice opens
     with pytest.raises(StopIteration):
         third.send(None)
+
+
+def test_full_collections_wait_while_streams_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    monkeypatch.setattr(pacing, "_monotonic", clock)
+    collected: list[int] = []
+    monkeypatch.setattr(pacing.gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    before = gc.get_threshold()
+    hold = pacing.GcHold()
+    try:
+        hold.hold()
+        hold.hold()  # a second holder (another loop's pacer)
+        assert gc.get_threshold() == (before[0], before[1], pacing._NO_FULL)
+        hold.release()
+        assert gc.get_threshold()[2] == pacing._NO_FULL  # still held by the first
+        clock.t += pacing._GC_HOLD_S - 1
+        hold.overdue(clock.t)
+        assert collected == []
+        clock.t += 2
+        hold.overdue(clock.t)  # held for too long: one full collection, and the hold goes on
+        assert collected == [2]
+        hold.overdue(clock.t + 1)
+        assert collected == [2]
+    finally:
+        hold.release()
+    assert gc.get_threshold() == before
+    hold.overdue(clock.t + 10 * pacing._GC_HOLD_S)  # not held: nothing to force
+    assert collected == [2]
+
+
+async def test_a_running_stream_holds_full_collections() -> None:
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    async def record(message: Any) -> None:
+        if message["type"] == "http.response.body":  # the body goes out while the stream runs
+            seen.append(gc.get_threshold()[2])
+
+    await _serve(PacedStream(WirePlan((Write(b"a", 0.0), Write(b"b", 1.0)), frames=())), send=record)
+    assert seen == [pacing._NO_FULL] * 3  # two writes and the end of the body
+    assert gc.get_threshold() == before
 
 
 async def _serve(
