@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from . import model as _model
 from .model import ModelOutput, ModelRequest
 
-__all__ = ["CallRecord", "Journal"]
+__all__ = ["CallRecord", "Journal", "PackedRecord", "unpack"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +43,15 @@ class CallRecord:
         return self.request.model
 
 
-_KEEP_LIVE = 16
-"""The newest records are kept as they are; older ones packed (`_Packed`), rebuilt when read. A record's
+KEEP_LIVE = 16
+"""The newest records are kept as they are; older ones packed (`PackedRecord`), rebuilt when read. A record's
 request and output are about ten pydantic objects, ~8 KB; pickled, ~2 KB. Reading the journal is rare;
 holding a thousand records is what every long run does."""
 _PAYLOADS = 16
 
 
 @dataclass(frozen=True, slots=True)
-class _Packed:
+class PackedRecord:
     index: int
     rule: str
     seed: int
@@ -106,8 +106,9 @@ def _pickle(value: object) -> bytes:
     return buf.getvalue()
 
 
-def _unpack(item: CallRecord | _Packed) -> CallRecord:
-    return item.unpack() if isinstance(item, _Packed) else item
+def unpack(item: CallRecord | PackedRecord) -> CallRecord:
+    """A record as kept (live, or packed once it aged), as a `CallRecord`."""
+    return item.unpack() if isinstance(item, PackedRecord) else item
 
 
 class _Payloads:
@@ -137,10 +138,13 @@ class Journal:
     def __init__(self, maxlen: int = 1000) -> None:
         if maxlen < 0:
             raise ValueError(f"journal size must be >= 0, got {maxlen}")
-        self._records: deque[CallRecord | _Packed] = deque(maxlen=maxlen)
+        self._records: deque[CallRecord | PackedRecord] = deque(maxlen=maxlen)
         self._lock = threading.Lock()
         self._total = 0
         self._payloads = _Payloads()
+        self.on_pack: Callable[[CallRecord, PackedRecord], None] | None = None
+        """Told of each record packed, so other holders of it (the rules' histories) can keep the packed
+        form too: while any of them holds the live record, its request and output stay in memory."""
 
     def next_index(self) -> int:
         with self._lock:
@@ -163,15 +167,17 @@ class Journal:
     def _store(self, record: CallRecord) -> None:
         records = self._records
         records.append(record)
-        if len(records) > _KEEP_LIVE:
-            r = records[-_KEEP_LIVE - 1]
+        if len(records) > KEEP_LIVE:
+            r = records[-KEEP_LIVE - 1]
             if isinstance(r, CallRecord):
                 try:
                     payload = self._payloads.of(r)
                 except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
                     return
-                packed = _Packed(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload)
-                records[-_KEEP_LIVE - 1] = packed
+                packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload)
+                records[-KEEP_LIVE - 1] = packed
+                if self.on_pack is not None:
+                    self.on_pack(r, packed)
 
     @property
     def total(self) -> int:
@@ -183,7 +189,7 @@ class Journal:
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
         with self._lock:
-            items = [_unpack(r) for r in self._records]
+            items = [unpack(r) for r in self._records]
         return items if where is None else [r for r in items if where(r)]
 
     def clear(self) -> None:
@@ -199,4 +205,4 @@ class Journal:
 
     def __getitem__(self, i: int) -> CallRecord:
         with self._lock:
-            return _unpack(self._records[i])
+            return unpack(self._records[i])

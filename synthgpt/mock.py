@@ -12,7 +12,7 @@ from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallRecord, Journal
+from .journal import CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -51,6 +51,23 @@ class MockGPT:
         self.clock: Clock = clock or FixedClock()
         self.journal = Journal(journal_size)
         self.context_window = context_window
+
+    @property
+    def journal(self) -> Journal:
+        return self._journal
+
+    @journal.setter
+    def journal(self, journal: Journal) -> None:
+        self._journal = journal
+        if isinstance(journal, Journal):
+            # the rules' histories hold the same records: packed in both places, they are freed
+            journal.on_pack = self._packed
+
+    def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
+        for rule in self.rules:
+            if rule.name == record.rule:
+                rule._packed(record, packed)
+                return
 
     # -- journal conveniences --
     @property

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NoRuleMatched, RuleError, UnknownNameError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
+from ..journal import KEEP_LIVE as _PACKED_AFTER
+from ..journal import PackedRecord, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from .matchers import Matcher, as_matcher
 
@@ -68,7 +70,7 @@ class Rule:
         """Where the rule was defined (`file:line:col` for rule files)."""
         self._lock = threading.Lock()
         self._count = 0
-        self._calls: deque[CallRecord] = deque(maxlen=_KEEP_CALLS)
+        self._calls: deque[CallRecord | PackedRecord] = deque(maxlen=_KEEP_CALLS)
 
     def adds_reasoning(self, request: ModelRequest) -> bool:
         """Whether an answer without reasoning gets a seeded reasoning part first (errors never do)."""
@@ -86,12 +88,14 @@ class Rule:
     @property
     def calls(self) -> list[CallRecord]:
         with self._lock:
-            return list(self._calls)
+            kept = list(self._calls)
+        return [unpack(c) for c in kept]
 
     @property
     def last(self) -> CallRecord | None:
         with self._lock:
-            return self._calls[-1] if self._calls else None
+            kept = self._calls[-1] if self._calls else None
+        return None if kept is None else unpack(kept)
 
     def _claim(self) -> int | None:
         """Count one call if the rule still has calls left: the 0-based index of this call, else None."""
@@ -111,6 +115,16 @@ class Rule:
     def _record(self, record: CallRecord) -> None:
         with self._lock:
             self._calls.append(record)
+
+    def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
+        """Keep `record` packed, as the journal now does: it is among this rule's newest calls (the
+        journal packs a record once 16 calls have come after it), so only those are looked through."""
+        with self._lock:
+            calls = self._calls
+            for i in range(len(calls) - 1, max(-1, len(calls) - 2 - _PACKED_AFTER), -1):
+                if calls[i] is record:
+                    calls[i] = packed
+                    return
 
     def reset(self) -> None:
         with self._lock:

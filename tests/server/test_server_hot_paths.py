@@ -155,7 +155,11 @@ def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
         for i in range(20)
     ]
     outputs = [mock.generate(a) for a in asks]
-    assert type(mock.journal._records[0]).__name__ == "_Packed"  # the oldest are kept pickled
+    assert type(mock.journal._records[0]).__name__ == "PackedRecord"  # the oldest are kept pickled
+    # the rule's own history holds the same records, packed alike: nothing keeps the live objects
+    rule = mock.rules["default"]
+    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 4 + ["CallRecord"] * 16
+    assert rule.calls == mock.journal.list() and rule.last == mock.journal.list()[-1]
     for record, ask, out in zip(mock.journal.list(), asks, outputs, strict=True):
         asked = ModelRequest.from_dict(ask)
         assert record.request == asked and record.output == out
@@ -165,3 +169,24 @@ def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
         assert record.request.fingerprint() == asked.fingerprint()
         assert record.request.model_dump(exclude_unset=True) == asked.model_dump(exclude_unset=True)
         assert record.output.model_dump(exclude_unset=True) == out.model_dump(exclude_unset=True)
+
+
+def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
+    from synthgpt import Rule, RuleSet
+    from synthgpt import matchers as m
+
+    # two rules taking turns: each record is packed in the history of the rule that answered it
+    mock = MockGPT(RuleSet([Rule("even", m.last_user(contains="even"), "E"), Rule("odd", m.always(), "O")]))
+    for i in range(40):
+        mock.generate({"messages": [{"role": "user", "content": "even" if i % 2 == 0 else "odd"}]})
+    journal = mock.journal.list()
+    for name in ("even", "odd"):
+        rule = mock.rules[name]
+        assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 12 + ["CallRecord"] * 8
+        assert rule.calls == [r for r in journal if r.rule == name]
+    mock.journal = type(mock.journal)(100)  # a new journal is wired up as well
+    for _ in range(20):
+        mock.generate({"messages": [{"role": "user", "content": "odd"}]})
+    # the old journal's 8 live records stay as they were; the new journal's oldest 4 are packed
+    kinds = [type(c).__name__ for c in mock.rules["odd"]._calls]
+    assert kinds == ["PackedRecord"] * 12 + ["CallRecord"] * 8 + ["PackedRecord"] * 4 + ["CallRecord"] * 16
