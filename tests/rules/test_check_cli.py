@@ -15,6 +15,7 @@ import pytest
 from synthgpt.rules import matchers as m
 from synthgpt.rules.check import check_files, implies, main
 from synthgpt.rules.spec import SCHEMA_PATH
+from tests.rules._support import BARE_LIST_TWO_TYPOS
 
 
 @pytest.fixture
@@ -189,20 +190,7 @@ def test_through_the_synthgpt_command(here: Path) -> None:
 
 def test_bare_list_findings_are_each_reported_at_their_line(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # the same message twice, on different lines: both are findings (a bare list once put both at 1:1)
-    write(
-        here / "list.yaml",
-        """
-        - name: a
-          match: always
-          output: {text: x}
-        - name: b
-          match: {last_usr: y}
-          output: {text: y}
-        - name: c
-          match: {last_usr: z}
-          output: {text: z}
-        """,
-    )
+    write(here / "list.yaml", BARE_LIST_TWO_TYPOS)
     assert run(capsys, "list.yaml") == (1, [
         "list.yaml:5:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
         "list.yaml:8:11: unknown matcher 'last_usr' — did you mean 'last_user'?",

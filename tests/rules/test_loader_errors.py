@@ -11,6 +11,7 @@ import pytest
 
 from synthgpt.errors import SynthGPTError
 from synthgpt.rules.loader import RuleFileError, load_files, load_report, load_text
+from tests.rules._support import BARE_LIST_TWO_TYPOS
 
 
 def errors_of(text: str, path: str = "rules.yaml") -> list[str]:
@@ -505,18 +506,7 @@ def test_load_report_gives_every_error(tmp_path: Path) -> None:
 
 # A file that is a bare list of rules keeps every position: errors name the line they are on.
 def test_bare_list_errors_keep_their_positions_yaml() -> None:
-    text = """\
-        - name: a
-          match: always
-          output: {text: x}
-        - name: b
-          match: {last_usr: y}
-          output: {text: y}
-        - name: c
-          match: {last_usr: z}
-          output: {text: z}
-        """
-    assert errors_of(text) == [
+    assert errors_of(BARE_LIST_TWO_TYPOS) == [
         "rules.yaml:5:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
         "rules.yaml:8:11: unknown matcher 'last_usr' — did you mean 'last_user'?",
     ]
