@@ -17,7 +17,8 @@ from .text import ADJECTIVES, WORDS, _check_range, with_article
 
 __all__ = ["Prose", "answer_shape", "topic"]
 
-# Words that never make a topic: function words, and the verbs people use to ask for something.
+# Words that never make a topic: function words, the verbs people use to ask for something, and how they
+# want it said ("explain X simply", "in layman's terms").
 _NOT_TOPIC = frozenset(
     """
     a an the and or but nor so yet if then than that this these those there here it its it's i i'm me my
@@ -33,6 +34,8 @@ _NOT_TOPIC = frozenset(
     simple good best better new really kind sort lot lots able
     step steps idea ideas tip tips example examples option options difference differences compare
     versus vs code function script snippet program implement
+    simply briefly quickly clearly concisely exactly actually basically detail detailed terms layman
+    layman's eli5
     """.split()
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
@@ -103,22 +106,24 @@ def answer_shape(text: str) -> str:
     return "prose"
 
 
+# {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree
+# with it, and no "it" stands for it
 _OPENERS = (
     "Here is a short overview of {t}.",
-    "Good question: {t} comes down to a few ideas.",
+    "Good question: it comes down to a few ideas about {t}.",
     "Sure, let me walk you through {t}.",
     "There are a few things worth knowing about {t}.",
-    "In short, {t} is mostly about a {a} {n}.",
+    "In short, the heart of {t} is a {a} {n}.",
 )
 _BODY = (
     "The first thing to look at with {t} is the {n}, because it sets the {m} for everything else.",
     "In practice, what matters most for {t} is a {a} {n}, more than any single {m}.",
-    "A common mistake is to treat {t} as a fixed {n}; it behaves more like a {a} {m}.",
+    "A common mistake is to treat {t} as a fixed {n} rather than a {a} {m}.",
     "If the {n} changes, expect the {m} around {t} to change with it.",
     "Most people start with the {n} and only later notice how much the {m} matters.",
     "It is worth checking the {n} early, because small differences there add up.",
     "For {t}, a {a} {n} usually works better than a clever {m}.",
-    "Keep the {n} and the {m} separate, and {t} gets much easier to reason about.",
+    "Keep the {n} and the {m} separate, and reasoning about {t} gets much easier.",
     "A good test is whether the {n} still makes sense when the {m} is different.",
 )
 _CLOSERS = (

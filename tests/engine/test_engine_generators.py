@@ -72,13 +72,13 @@ def test_text_generators_respect_their_sizes(seed: int) -> None:
 def test_prose_talks_about_the_request_keywords() -> None:
     text = draw(g.prose(), 3, user("Explain quantum entanglement simply"))
     assert text == (
-        "In short, quantum entanglement simply is mostly about a general form. Keep the number and the list "
-        "separate, and quantum entanglement simply gets much easier to reason about. That covers the main "
-        "points about quantum entanglement simply."
+        "In short, the heart of quantum entanglement is a general form. Keep the number and the list "
+        "separate, and reasoning about quantum entanglement gets much easier. That covers the main points "
+        "about quantum entanglement."
     )
     # no keywords: talks about "this"
     assert draw(g.prose(2, 2), 3, ModelRequest()) == (
-        "In short, this is mostly about a general form. That covers the main points about this."
+        "In short, the heart of this is a general form. That covers the main points about this."
     )
 
 

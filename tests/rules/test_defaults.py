@@ -213,7 +213,7 @@ def test_incomplete_cuts_at_half_the_answer() -> None:
     # pinned: half (31) of the 63 tokens of the uncut answer, which goes on "…, because it sets the code…"
     assert out.usage.completion_tokens == 31 == count_tokens(out.text)
     assert out.text == (
-        "In short, rivers is mostly about a general test. The first thing to look at with rivers is "
+        "In short, the heart of rivers is a general test. The first thing to look at with rivers is "
         "the element"
     )
 
