@@ -277,7 +277,10 @@ class Prose(Generator[str]):
         noun, other = rng.choice(WORDS), rng.choice(WORDS)
         name = _identifier(subject)
         camel = name.split("_")[0] + "".join(p.capitalize() for p in name.split("_")[1:])
-        code = _CODE_BODIES[lang].format(f=name, F=camel, t=subject, n=noun, m=other)
+        # "the {t} entries": the topic without its determiner ("the your invoices"), or none at all
+        bare = " ".join(w for w in subject.split() if w.lower() not in _DETERMINERS)
+        bare = "matching" if subject == "this" or not bare else bare
+        code = _CODE_BODIES[lang].format(f=name, F=camel, t=bare, n=noun, m=other)
         explain = words.fill(rng.choice(_BODY))
         return f"{opener}\n\n```{lang}\n{code}```\n\n{explain} {closer}"
 

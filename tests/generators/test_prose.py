@@ -36,6 +36,8 @@ PROMPTS = {
         ("hi", "this"),
         ("", "this"),
         ("42 99", "this"),
+        ("Explain quantum entanglement simply", "quantum entanglement"),
+        ("Explain black holes in layman's terms", "black holes"),
     ],
 )
 def test_topic(text: str, expected: str) -> None:
@@ -91,6 +93,16 @@ def test_shapes_are_markdown_a_frontend_can_render() -> None:
     assert "```python\ndef parses_csv_files(" in out["code"]
     assert "```sql\nSELECT *\nFROM sql_query\n" in out["code_sql"]
     assert "your dog" in out["possessive"]
+
+
+def test_code_comments_take_the_topic_without_its_determiner() -> None:
+    def answer(prompt: str) -> str:
+        return MockGPT(seed=0).generate({"messages": [{"role": "user", "content": prompt}]}).text
+
+    text = answer("Write code for my monthly invoices")
+    assert "your monthly invoices" in text and '"""Return the monthly invoices entries whose ' in text, text
+    text = answer("Write a function, please")  # no topic: "this" in prose, nothing in the code
+    assert '"""Return the matching entries whose ' in text, text
 
 
 def test_bounds_are_checked() -> None:
