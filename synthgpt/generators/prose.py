@@ -79,9 +79,20 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     run: list[str] = []
     before = ""
     words = _WORD.findall(text)
+    skip = -1
     for i, word in enumerate([*words, ""]):
         low = word.lower()
-        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit() and len(run) < limit:
+        size = len(run) - (("of" in run) + ("the" in run))
+        if low == "of" and run and "of" not in run and size < limit:
+            # "the capital of France", "the history of the Roman empire": one phrase, not two
+            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+            if _content(words, i + 1) or (nxt == "the" and _content(words, i + 2)):
+                run += ["of", "the"] if nxt == "the" else ["of"]
+                skip = i + 1 if nxt == "the" else -1
+                continue
+        if i == skip:
+            continue
+        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit() and size < limit:
             if not run:
                 before = words[i - 1].lower() if i else ""
             keep = (word.isupper() and len(word) > 1) or (word[:1].isupper() and (i > 0 or names_first))
@@ -94,6 +105,14 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
             before = words[i - 1].lower() if i else ""
             run = [word if word[:1].isupper() and i > 0 else low]
     return " ".join(best) if best else "this"
+
+
+def _content(words: list[str], i: int) -> bool:
+    """Whether `words[i]` can be part of a topic."""
+    if i >= len(words):
+        return False
+    low = words[i].lower()
+    return low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit()
 
 
 def answer_shape(text: str) -> str:
@@ -278,7 +297,8 @@ class Prose(Generator[str]):
         name = _identifier(subject)
         camel = name.split("_")[0] + "".join(p.capitalize() for p in name.split("_")[1:])
         # "the {t} entries": the topic without its determiner ("the your invoices"), or none at all
-        bare = " ".join(w for w in subject.split() if w.lower() not in _DETERMINERS)
+        first, _, rest = subject.partition(" ")
+        bare = rest if first.lower() in _DETERMINERS else subject
         bare = "matching" if subject == "this" or not bare else bare
         code = _CODE_BODIES[lang].format(f=name, F=camel, t=bare, n=noun, m=other)
         explain = words.fill(rng.choice(_BODY))

@@ -38,6 +38,11 @@ PROMPTS = {
         ("42 99", "this"),
         ("Explain quantum entanglement simply", "quantum entanglement"),
         ("Explain black holes in layman's terms", "black holes"),
+        ("What is the capital of France?", "the capital of France"),
+        ("Tell me the history of the Roman empire", "the history of the Roman empire"),
+        ("Summarise the plot of Hamlet", "the plot of Hamlet"),
+        ("That was a lot of fun", "fun"),  # "lot" is no topic, so neither is "lot of"
+        ("the end of the", "the end"),  # nothing after "of the": no phrase
     ],
 )
 def test_topic(text: str, expected: str) -> None:
