@@ -223,6 +223,27 @@ class _Words:
         return re.sub(r"\b([Aa]) (\w+)", lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
 
 
+_NUMBERS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+_COUNT = re.compile(
+    r"\b(\d{1,3}|" + "|".join(_NUMBERS) + r")\s+(?:[a-z-]+\s+)?"
+    r"(ideas?|tips?|ways?|steps?|options?|examples?|suggestions?|things?|reasons?|items?|points?|names?|"
+    r"questions?|recommendations?|books?|places?|facts?|words?)\b",
+    re.I,
+)
+_MAX_ITEMS = 10
+
+
+def _count_asked(text: str) -> int | None:
+    """How many items `text` asks for ("5 ideas", "three quick tips"), at most `_MAX_ITEMS`; None if it
+    names no number."""
+    found = _COUNT.search(text)
+    if found is None:
+        return None
+    word = found.group(1).lower()
+    count = _NUMBERS.get(word) or int(word)
+    return min(max(count, 1), _MAX_ITEMS)
+
+
 def _identifier(subject: str) -> str:
     words = [w for w in re.findall(r"[a-z0-9]+", subject.lower()) if w not in _DETERMINERS] or ["items"]
     return "_".join(words)
@@ -231,7 +252,9 @@ def _identifier(subject: str) -> str:
 class Prose(Generator[str]):
     """Readable text about the request's own topic, shaped like its question: the built-in default answer.
 
-    `min_sentences`..`max_sentences` bounds the sentences (or list items, plus an opener and a closer).
+    `min_sentences`..`max_sentences` bounds the sentences (or list items, plus an opener and a closer);
+    a list or steps question that asks for a number of them ("5 ideas", "top three tips") gets that many,
+    up to 10.
     """
 
     __slots__ = ("hi", "lo")
@@ -254,6 +277,9 @@ class Prose(Generator[str]):
         opener = words.fill(rng.choice(_OPENERS))
         closer = words.fill(rng.choice(_CLOSERS))
         middle = max(n - 2, 1)
+        asked_for = _count_asked(asked) if shape in ("steps", "list") else None
+        if asked_for is not None:
+            middle = asked_for
         if shape == "steps":
             lines = [f"{i}. {words.fill(line)}" for i, line in enumerate(_pick(rng, _STEP_LINES, middle), 1)]
             return f"{opener}\n\n" + "\n".join(lines) + f"\n\n{closer}"

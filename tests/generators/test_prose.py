@@ -110,6 +110,24 @@ def test_code_comments_take_the_topic_without_its_determiner() -> None:
     assert '"""Return the matching entries whose ' in text, text
 
 
+@pytest.mark.parametrize(
+    ("prompt", "bullets", "numbered"),
+    [
+        ("Give me 5 ideas for a birthday party", 5, 0),
+        ("List seven tips for better sleep", 7, 0),
+        ("Give me 40 ideas for a party", 10, 0),  # at most 10
+        ("How do I set up a Postgres replica in 4 steps?", 0, 4),
+        ("Give me some ideas for a party", 1, 0),  # no number: the rule's bounds (3..5 lines, 1..3 items)
+    ],
+)
+def test_lists_and_steps_have_as_many_items_as_asked(prompt: str, bullets: int, numbered: int) -> None:
+    text = MockGPT(seed=0).generate({"messages": [{"role": "user", "content": prompt}]}).text
+    lines = text.splitlines()
+    assert sum(line.startswith("- **") for line in lines) == bullets, text
+    steps = [line.split(".")[0] for line in lines if line[:1].isdigit()]
+    assert steps == [str(i) for i in range(1, numbered + 1)]
+
+
 def test_bounds_are_checked() -> None:
     with pytest.raises(RuleError, match="at least 2 sentences"):
         g.prose(1, 3)
