@@ -15,21 +15,34 @@ from .prose import topic
 
 __all__ = ["fill_from_request", "place_name"]
 
-_PLACE_FIELDS = frozenset(
-    "city town location place destination origin from to country region area where address_city".split()
+_PLACE_FIELDS = frozenset("city town location place country region area where addresscity".split())
+# the two ends of a trip: "from Paris to Tokyo" fills `origin` with Paris and `destination` with Tokyo
+_FROM_FIELDS = frozenset(
+    "origin from source departure depart departurecity origincity fromcity start startlocation".split()
+)
+_TO_FIELDS = frozenset(
+    "destination to dest arrival arrivalcity destinationcity tocity end endlocation".split()
 )
 _QUERY_FIELDS = frozenset(
     "query q search search_query search_term term terms keywords keyword topic subject question".split()
 )
 _NAME = r"[A-Z][\w'-]*[a-z][\w'-]*|[A-Z]{2,}"
 # A place is a capitalised phrase after a locative word: "in Lisbon", "to New York", "from São Paulo".
-_PLACE = re.compile(rf"\b(?:in|at|to|from|for|near|around)\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)")
+_PLACE = re.compile(rf"\b(in|at|to|from|for|near|around)\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)")
 
 
 def place_name(text: str) -> str | None:
     """The first capitalised place phrase after "in", "at", "to", "from", "for", "near" or "around"."""
     found = _PLACE.search(text)
-    return found.group(1) if found else None
+    return found.group(2) if found else None
+
+
+def _places(text: str) -> dict[str, str]:
+    """The first place after each locative word ("from" → "Paris", "to" → "Tokyo")."""
+    out: dict[str, str] = {}
+    for found in _PLACE.finditer(text):
+        out.setdefault(found.group(1), found.group(2))
+    return out
 
 
 def _fits(value: str, prop: dict[str, Any]) -> bool:
@@ -45,6 +58,7 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     if not isinstance(args, dict) or not isinstance(props, dict) or not last_user.strip():
         return args
     place = place_name(last_user)
+    places = _places(last_user)
     about = topic(last_user)
     subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
     out = dict(args)
@@ -52,8 +66,15 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
         prop = props.get(key)
         if not isinstance(prop, dict):
             continue
-        field = key.lower()
-        value = place if field in _PLACE_FIELDS else subject if field in _QUERY_FIELDS else None
+        field = re.sub(r"[^a-z]", "", key.lower())  # origin_city, originCity and origincity alike
+        if field in _FROM_FIELDS:
+            value = places.get("from")
+        elif field in _TO_FIELDS:  # "to Tokyo", "for Tokyo", else the one place named ("in Lisbon")
+            value = places.get("to") or places.get("for") or (place if "from" not in places else None)
+        elif field in _PLACE_FIELDS:
+            value = place
+        else:
+            value = subject if field in _QUERY_FIELDS else None
         if value is not None and _fits(value, prop):
             out[key] = value
     return out

@@ -71,7 +71,7 @@ STRING_NAMES = tuple(
         ("last_name", "lastname surname familyname"),
         ("company", "company companyname organization organisation employer org business"),
         ("product", "product productname item"),
-        ("city", "city town"),
+        ("city", "city town origin destination departure arrival"),
         ("country", "country nationality"),
         ("state", "state province region"),
         ("street_address", "street address addr"),

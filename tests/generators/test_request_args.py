@@ -60,3 +60,32 @@ def test_the_built_in_tool_call_uses_the_request() -> None:
     args = json.loads(call.arguments)
     jsonschema.validate(args, WEATHER)
     assert args["city"] == "Lisbon" and args["query"] == "weather"
+
+
+TRIP: dict[str, Any] = {
+    "type": "object",
+    "properties": {"origin_city": {"type": "string"}, "destinationCity": {"type": "string"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
+        ("Find me a flight from Paris to Tokyo", {"origin_city": "Paris", "destinationCity": "Tokyo"}),
+        ("Book a train to New York from Boston", {"origin_city": "Boston", "destinationCity": "New York"}),
+        ("Fly to Rome on Friday", {"origin_city": "drawn", "destinationCity": "Rome"}),
+        ("Hotels in Lisbon", {"origin_city": "drawn", "destinationCity": "Lisbon"}),  # the one place named
+        ("Leaving from Oslo", {"origin_city": "Oslo", "destinationCity": "drawn"}),
+    ],
+)
+def test_the_two_ends_of_a_trip_go_to_their_own_fields(text: str, filled: dict[str, str]) -> None:
+    assert fill_from_request({"origin_city": "drawn", "destinationCity": "drawn"}, TRIP, text) == filled
+
+
+def test_trip_fields_draw_city_names_when_the_request_names_none() -> None:
+    params = {**TRIP, "required": list(TRIP["properties"])}
+    tools = [{"type": "function", "function": {"name": "book", "parameters": params}}]
+    ask = {"messages": [{"role": "user", "content": "book something"}], "tools": tools}
+    out = MockGPT(seed=0).generate(ask)
+    args = json.loads(out.tool_calls[0].arguments)
+    assert args == {"destinationCity": "New Virginiaside", "origin_city": "Daltonborough"}  # Faker cities
