@@ -15,7 +15,7 @@ from ..errors import RuleError
 from .core import DrawContext, Generator
 from .text import ADJECTIVES, WORDS, _check_range, with_article
 
-__all__ = ["Prose", "answer_shape", "topic"]
+__all__ = ["Prose", "answer_shape", "sentence_about", "topic"]
 
 # Words that never make a topic: function words, the verbs people use to ask for something, and how they
 # want it said ("explain X simply", "in layman's terms").
@@ -242,6 +242,24 @@ def _count_asked(text: str) -> int | None:
     word = found.group(1).lower()
     count = _NUMBERS.get(word) or int(word)
     return min(max(count, 1), _MAX_ITEMS)
+
+
+def sentence_about(rng: random.Random, subject: str, max_len: int | None = None) -> str:
+    """One sentence of the default answer's body about `subject` (a `topic`): what a model writes into a
+    `summary` or `description` field. The first, in a drawn order, that fits in `max_len` characters,
+    those naming the subject before the others; the first of all when none fits (the caller cuts it)."""
+    words = _Words(rng, subject)
+    order = rng.sample(_BODY, len(_BODY))
+    # sentences that name the subject first; the others only when none of those fits
+    order.sort(key=lambda template: "{t}" not in template)
+    first = words.fill(order[0])
+    if max_len is None or len(first) <= max_len:
+        return first
+    for template in order[1:]:
+        text = words.fill(template)
+        if len(text) <= max_len:
+            return text
+    return first
 
 
 def _identifier(subject: str) -> str:

@@ -199,7 +199,7 @@ class FromSchema(Generator[Any]):
     def _string(self, f: Schema, ctx: DrawContext, path: Path, name: str) -> str:
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
         if "pattern" not in f and fmt not in FORMATS:
-            return fit_text(text_for_name(ctx, name), lo, hi, ctx.rng)
+            return fit_text(text_for_name(ctx, name, hi), lo, hi, ctx.rng)
         pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None
         # quantifiers stretch by a random amount up to what minLength needs, the spread keeps under maxLength
         need = max(0, lo - pattern.min_len) if pattern else 0

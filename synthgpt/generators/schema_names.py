@@ -19,6 +19,7 @@ from typing import Any
 from ..seeding import token_from_seed
 from .core import DrawContext
 from .fake import faker_for
+from .prose import sentence_about, topic
 
 __all__ = ["FORMATS", "NUMBER_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
 
@@ -122,7 +123,7 @@ def by_name(name: str, table: tuple[tuple[Any, frozenset[str]], ...]) -> Any:
     return None
 
 
-def text_for_name(ctx: DrawContext, name: str) -> str:
+def text_for_name(ctx: DrawContext, name: str, max_len: int | None = None) -> str:
     kind = by_name(name, STRING_NAMES) or "words"
     rng = ctx.rng
     if kind in FORMATS:
@@ -132,6 +133,8 @@ def text_for_name(ctx: DrawContext, name: str) -> str:
             "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
         )
         return token_from_seed(ctx.seed, 12 if kind == "id" else 8, alphabet)
+    if kind == "sentence":  # a summary or a description reads like the answer, about what was asked
+        return sentence_about(rng, topic(ctx.request.last_user), max_len)
     if kind in ("slug", "word", "product", "words"):
         words = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
         return (

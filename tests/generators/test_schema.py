@@ -306,6 +306,21 @@ def test_strings_follow_property_names() -> None:
         assert 1 <= v["price"] <= 500 and round(v["price"], 2) == v["price"]
 
 
+def test_summaries_are_sentences_about_what_was_asked() -> None:
+    asked = ModelRequest.from_dict({"messages": [{"role": "user", "content": "Review the movie Inception"}]})
+    schema = obj({"summary": {"type": "string"}, "description": {"type": "string", "maxLength": 80}})
+    for seed in range(10):
+        v = FromSchema(schema).draw(DrawContext(asked, seed))
+        assert "the movie Inception" in v["summary"] and v["summary"].endswith("."), v
+        # a whole sentence that fits, when one of the templates does: never one cut mid-way
+        assert len(v["description"]) <= 80 and v["description"].endswith("."), v
+    assert FromSchema(schema).draw(DrawContext(asked, 0)) == {
+        "description": "For the movie Inception, a quick region usually works better than a clever team.",
+        "summary": "In practice, what matters most for the movie Inception is a small goal, more than any "
+        "single measure.",
+    }
+
+
 def test_lengths_are_respected_after_choosing_content() -> None:
     schema = obj(
         {
