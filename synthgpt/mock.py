@@ -49,6 +49,7 @@ class MockGPT:
                 f"now() -> float) or a spec like 'fixed:1700000000', got {type(clock).__name__}"
             )
         self.clock: Clock = clock or FixedClock()
+        self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size)
         self.context_window = context_window
 
@@ -64,10 +65,13 @@ class MockGPT:
             journal.on_pack = self._packed
 
     def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
-        for rule in self.rules:
-            if rule.name == record.rule:
-                rule._packed(record, packed)
-                return
+        rules = self.rules
+        key = (id(rules), len(rules))
+        if self._by_name[0] != key:  # the rules were replaced or added to since the index was made
+            self._by_name = (key, {r.name: r for r in rules})
+        rule = self._by_name[1].get(record.rule)
+        if rule is not None:
+            rule._packed(record, packed)
 
     # -- journal conveniences --
     @property

@@ -121,7 +121,8 @@ class Rule:
         journal packs a record once 16 calls have come after it), so only those are looked through."""
         with self._lock:
             calls = self._calls
-            for i in range(len(calls) - 1, max(-1, len(calls) - 2 - _PACKED_AFTER), -1):
+            # oldest candidate first: when one rule answers every call, that is where the record is
+            for i in range(max(0, len(calls) - 1 - _PACKED_AFTER), len(calls)):
                 if calls[i] is record:
                     calls[i] = packed
                     return

@@ -103,9 +103,21 @@ GC_HOLD = GcHold()
 def pacer() -> Pacer:
     """The running loop's pacer."""
     loop = asyncio.get_running_loop()
+    last = _LAST
+    if last is not None and last.loop is loop:  # every request asks: skip the weak dict's look-up
+        return last
     p = _PACERS.get(loop)
     if p is None:
         p = _PACERS[loop] = Pacer(loop)
+    return _remember(p)
+
+
+_LAST: Pacer | None = None
+
+
+def _remember(p: Pacer) -> Pacer:
+    global _LAST
+    _LAST = p
     return p
 
 
