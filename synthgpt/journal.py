@@ -118,7 +118,8 @@ class _Payloads:
     def __init__(self) -> None:
         self._items: dict[tuple[int, int], tuple[ModelRequest, ModelOutput, bytes]] = {}
 
-    def of(self, record: CallRecord) -> bytes:
+    def of(self, record: CallRecord) -> tuple[bytes, bool]:
+        """The pickled pair, and whether it was pickled before (the call was answered again, by replay)."""
         req, out = record.request, record.output
         key = (id(req), id(out))
         hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
@@ -126,7 +127,7 @@ class _Payloads:
         self._items[key] = (req, out, blob)  # newest last
         if len(self._items) > _PAYLOADS:
             del self._items[next(iter(self._items))]
-        return blob
+        return blob, hit is not None
 
     def clear(self) -> None:
         self._items.clear()
@@ -143,8 +144,8 @@ class Journal:
         self._total = 0
         self._payloads = _Payloads()
         self.on_pack: Callable[[CallRecord, PackedRecord], None] | None = None
-        """Told of each record packed, so other holders of it (the rules' histories) can keep the packed
-        form too: while any of them holds the live record, its request and output stay in memory."""
+        """Told of each drawn record packed, so other holders of it (the rules' histories) can keep the
+        packed form too: while any of them holds the live record, its request and output stay in memory."""
 
     def next_index(self) -> int:
         with self._lock:
@@ -171,12 +172,14 @@ class Journal:
             r = records[-KEEP_LIVE - 1]
             if isinstance(r, CallRecord):
                 try:
-                    payload = self._payloads.of(r)
+                    payload, again = self._payloads.of(r)
                 except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
                     return
                 packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload)
                 records[-KEEP_LIVE - 1] = packed
-                if self.on_pack is not None:
+                # a replayed call's request and output live on in the answer kept for replays: packing
+                # its rule's copy frees nothing, and costs the replay path several µs in a live server
+                if self.on_pack is not None and not again:
                     self.on_pack(r, packed)
 
     @property

@@ -190,3 +190,17 @@ def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
     # the old journal's 8 live records stay as they were; the new journal's oldest 4 are packed
     kinds = [type(c).__name__ for c in mock.rules["odd"]._calls]
     assert kinds == ["PackedRecord"] * 12 + ["CallRecord"] * 8 + ["PackedRecord"] * 4 + ["CallRecord"] * 16
+
+
+def test_replayed_calls_stay_live_in_their_rule_history() -> None:
+    # a replay shares its request and output with the answer kept for replays: packing the rule's copy
+    # would free nothing, so only the drawn call is packed there (the journal packs all of them)
+    mock = MockGPT(seed=2)
+    ask = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
+    _, drawn, _ = mock.generate_traced(ask)
+    rule = mock.rules[drawn.rule]
+    for _ in range(30):
+        mock.replay(rule, drawn)
+    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] + ["CallRecord"] * 30
+    assert [type(r).__name__ for r in mock.journal._records] == ["PackedRecord"] * 15 + ["CallRecord"] * 16
+    assert rule.calls == mock.journal.list()
