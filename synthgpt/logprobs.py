@@ -31,7 +31,9 @@ from typing import TypedDict
 from .seeding import make_rng
 from .tokens import token_pieces
 
-__all__ = ["MAX_TOP_LOGPROBS", "TokenLogprob", "TopLogprob", "group_by_chars", "token_logprobs"]
+__all__ = [
+    "MAX_TOP_LOGPROBS", "TokenLogprob", "TopLogprob", "alternatives_asked", "group_by_chars", "token_logprobs"
+]  # fmt: skip
 
 MAX_TOP_LOGPROBS = 20
 """The most alternatives the APIs give per token (`top_logprobs` is 0..20)."""
@@ -74,6 +76,14 @@ _MARKS = (
 _DIGITS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", " 1", " 2", " 3", " 10", "00", ".")
 _SPACES = (" ", "\n", "\n\n", "  ", "\t", "\n\n\n")
 _ANY = _WORDS + _MARKS + _PIECES + _DIGITS
+
+
+def alternatives_asked(value: object) -> int:
+    """A request's `top_logprobs` as a count of alternatives: 0 when absent or not a whole number, else held
+    to the APIs' 0..20 (the decoders refuse anything else; a request built in Python is clamped)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return 0
+    return min(max(value, 0), MAX_TOP_LOGPROBS)
 
 
 def _sig8(x: float) -> float:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
-from ..logprobs import MAX_TOP_LOGPROBS, TokenLogprob, group_by_chars, token_logprobs
+from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
@@ -111,10 +111,7 @@ def logprobs_asked(request: ModelRequest) -> int | None:
     Python is held to the same 0..20."""
     if request.extra.get("logprobs") is not True:
         return None
-    top = request.extra.get("top_logprobs")
-    if not isinstance(top, int) or isinstance(top, bool):
-        return 0
-    return min(max(top, 0), MAX_TOP_LOGPROBS)
+    return alternatives_asked(request.extra.get("top_logprobs"))
 
 
 def choice_logprobs(output: ModelOutput, index: int, top: int) -> list[TokenLogprob]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from ..logprobs import MAX_TOP_LOGPROBS, TokenLogprob, group_by_chars, token_logprobs
+from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ..model import ModelOutput, ModelRequest, ReasoningPart, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .sse import chunk_text
@@ -57,10 +57,7 @@ def logprobs_asked(request: ModelRequest) -> int | None:
     include = request.extra.get("include")
     if not isinstance(include, list | tuple) or LOGPROBS_INCLUDE not in include:
         return None
-    top = request.extra.get("top_logprobs")
-    if not isinstance(top, int) or isinstance(top, bool):
-        return 0
-    return min(max(top, 0), MAX_TOP_LOGPROBS)
+    return alternatives_asked(request.extra.get("top_logprobs"))
 
 
 def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:

@@ -37,12 +37,12 @@ def place_name(text: str) -> str | None:
     return found.group(2) if found else None
 
 
-def _places(text: str) -> dict[str, str]:
-    """The first place after each locative word ("from" → "Paris", "to" → "Tokyo")."""
+def _places(text: str) -> tuple[str | None, dict[str, str]]:
+    """The first place named, and the first after each locative word ("from" → "Paris", "to" → "Tokyo")."""
     out: dict[str, str] = {}
     for found in _PLACE.finditer(text):
         out.setdefault(found.group(1), found.group(2))
-    return out
+    return next(iter(out.values()), None), out
 
 
 def _fits(value: str, prop: dict[str, Any]) -> bool:
@@ -57,8 +57,7 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     props = schema.get("properties")
     if not isinstance(args, dict) or not isinstance(props, dict) or not last_user.strip():
         return args
-    place = place_name(last_user)
-    places = _places(last_user)
+    place, places = _places(last_user)  # one scan: `place` is what `place_name` gives
     about = topic(last_user)
     subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
     out = dict(args)

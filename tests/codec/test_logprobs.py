@@ -25,7 +25,7 @@ from synthgpt.codec.openai_chat import ChatCodec
 from synthgpt.codec.openai_responses import ResponsesCodec
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
-from synthgpt.logprobs import TokenLogprob, group_by_chars, token_logprobs
+from synthgpt.logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from synthgpt.model import ModelOutput, ModelRequest
 from synthgpt.tokens import count_tokens, token_pieces
 from tests.codec._support import EVENT_SCHEMAS
@@ -151,6 +151,11 @@ def test_seed_decides_and_nothing_else() -> None:
     assert token_logprobs(text, 11, 5) == token_logprobs(text, 11, 5)
     assert token_logprobs(text, 11, 5) != token_logprobs(text, 12, 5)
     assert token_logprobs("", 11, 5) == []
+
+
+def test_top_logprobs_read_as_a_count_of_alternatives() -> None:
+    given = (None, 3, 0, 20, 25, -2, True, 2.0, "3")
+    assert [alternatives_asked(v) for v in given] == [0, 3, 0, 20, 20, 0, 0, 0, 0]
 
 
 @pytest.mark.parametrize("top_n", [-1, 21])
