@@ -1,4 +1,4 @@
-"""The `synthgpt` command: `serve`, `check` and `render`.
+"""The `synthgpt` command: `serve`, `check`, `render` and `explain`.
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
@@ -6,8 +6,10 @@
                    [--access-log] [--log-level LEVEL]
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
+    synthgpt explain RULE_FILES… --request FILE | --prompt TEXT
+                                   which rule answers and why the others do not (synthgpt.explain_cli)
 
-`check` and `render` hand their arguments over untouched to their modules' `main(argv)`.
+`check`, `render` and `explain` hand their arguments over untouched to their modules' `main(argv)`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .errors import SynthGPTError
 
 __all__ = ["build_parser", "main"]
 
-_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render"}
+_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.explain_cli"}
 
 
 # The argument types raise ArgumentTypeError, whose message argparse prints as is; a ValueError would
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="synthgpt",
         description="Deterministic synthetic answers for LLM APIs (OpenAI, Azure, Anthropic).",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,check,render}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,check,render,explain}")
     serve = sub.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API.")
     serve.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
                        help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip

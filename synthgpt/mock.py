@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, FixedClock, parse_clock
 from .engine_args import check_engine_args
@@ -17,6 +17,9 @@ from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, Te
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
+
+if TYPE_CHECKING:
+    from .explain import Explanation
 
 __all__ = ["MockGPT"]
 
@@ -103,15 +106,7 @@ class MockGPT:
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
-        prompt_tokens = self.prompt_tokens(req)
-        limit = req.max_output_tokens
-        if self.context_window is not None:
-            reserve = limit or 0
-            # a prompt that fills the window leaves no room for even one output token
-            if prompt_tokens + max(reserve, 1) > self.context_window:
-                raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
-            if limit is None:
-                limit = self.context_window - prompt_tokens  # the answer stops where the window ends
+        prompt_tokens, limit = self.budget(req)
         resolved = self.rules.resolve(req)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
@@ -142,6 +137,32 @@ class MockGPT:
 
         record = self.journal.add(build)
         return out, record, not reads and not self._times_rule_before(rule)
+
+    def budget(self, req: ModelRequest) -> tuple[int, int | None]:
+        """(prompt tokens, output-token limit) of a request; ContextWindowExceeded when it cannot fit."""
+        prompt_tokens = self.prompt_tokens(req)
+        limit = req.max_output_tokens
+        if self.context_window is not None:
+            reserve = limit or 0
+            # a prompt that fills the window leaves no room for even one output token
+            if prompt_tokens + max(reserve, 1) > self.context_window:
+                raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
+            if limit is None:
+                limit = self.context_window - prompt_tokens  # the answer stops where the window ends
+        return prompt_tokens, limit
+
+    def explain(
+        self,
+        request: ModelRequest | Mapping[str, Any],
+        *,
+        api: ApiKind | None = None,
+        seed: int | None = None,
+    ) -> Explanation:
+        """Which rule answers `request` and why each rule before it does not, with the answer the call
+        would get under `seed` (default: this engine's). Read-only: see `synthgpt.explain`."""
+        from .explain import explain
+
+        return explain(self, request, api=api, seed=seed)
 
     def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
         """Journal one more call answered exactly as `record` (a replayable one, see `generate_traced`).

@@ -37,6 +37,7 @@ __all__ = [
     "WirePlan",
     "Write",
     "chunk_text",
+    "frame_delays",
     "iter_bytes",
     "malform",
     "plan_wire",
@@ -193,7 +194,7 @@ def plan_wire(
             sent.extend(codec.error_frames(ending, output, request, keep))
         aborts = ending.kind == "disconnect"
 
-    delays = _delays(plan, len(sent), output.id_seed)
+    delays = frame_delays(plan, len(sent), output.id_seed)
     pieces: list[Write] = []
     buf: list[bytes] = []
     buf_delay = 0.0
@@ -227,7 +228,7 @@ def _render_all(frames: Sequence[Frame]) -> bytes:
     return "".join(out).encode()
 
 
-def _delays(plan: StreamPlan, count: int, seed: int) -> list[float]:
+def frame_delays(plan: StreamPlan, count: int, seed: int) -> list[float]:
     """Milliseconds to wait before each frame: the first delay, then interval + seeded jitter."""
     rng = random.Random(derive_seed(seed, "sse-jitter")) if plan.jitter_ms > 0 else None
     out = []

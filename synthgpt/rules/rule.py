@@ -15,6 +15,7 @@ from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from .matchers import Matcher, as_matcher
+from .trace import RuleVerdict, trace_rules
 
 if TYPE_CHECKING:
     from ..journal import CallRecord
@@ -207,6 +208,11 @@ class RuleSet:
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)
+
+    def explain(self, request: ModelRequest) -> tuple[RuleVerdict, ...]:
+        """Why `request` is answered by the rule it is: each rule tried, up to the one that answers, with
+        its first failing predicate. Read-only: no `times` call is used, nothing is recorded."""
+        return trace_rules(self.rules, request)
 
     def assert_all_called(self) -> None:
         missing = [r.name for r in self.rules if not r.called]

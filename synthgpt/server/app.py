@@ -24,6 +24,7 @@ from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
+from .playground import call_detail, explain_call, list_rules, playground_asset, playground_page
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -74,6 +75,12 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
+        Route("/_synthgpt/calls/{index:int}", call_detail, methods=["GET"]),
+        Route("/_synthgpt/explain", explain_call, methods=["POST"]),
+        Route("/_synthgpt/rules", list_rules, methods=["GET"]),
+        Route("/_synthgpt", playground_page, methods=["GET"]),
+        Route("/_synthgpt/", playground_page, methods=["GET"]),
+        Route("/_synthgpt/static/{name}", playground_asset, methods=["GET"]),
     ]
 
     @contextlib.asynccontextmanager
@@ -133,4 +140,6 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    # each API's codec as its routes use it (the first route's): the playground decodes with them
+    app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}
     return app

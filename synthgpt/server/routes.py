@@ -40,7 +40,9 @@ from .responses import (
     request_id,
 )
 
-__all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
+__all__ = [
+    "API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body", "serves_model"
+]
 
 log = logging.getLogger("synthgpt.server")
 
@@ -103,7 +105,8 @@ def model_not_found(model: str) -> ErrorSpec:
     )
 
 
-def _serves(mock: MockGPT, model: str) -> bool:
+def serves_model(mock: MockGPT, model: str) -> bool:
+    """Whether the rules serve `model`: a rule file's `models` globs; none listed serves every model."""
     models = mock.rules.models
     return not models or any(fnmatch.fnmatchcase(model, pattern) for pattern in models)
 
@@ -137,7 +140,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     try:
         req = codec.decode(body, request.headers, request.path_params)
         rid = request_id(mock.seed, req.api, req.fingerprint())
-        if not _serves(mock, req.model):
+        if not serves_model(mock, req.model):
             return error_response(codec, model_not_found(req.model), 404, rid)
         slot = memo_slot(request.scope)
         if slot is None or not _plain_generation(mock):
