@@ -100,7 +100,7 @@ async def explain_call(request: Request) -> Response:
     except RequestError as exc:
         return _bad(exc.message, exc.param)
     if not isinstance(body, dict):
-        return _bad("The body must be a JSON object: {\"api\": …, \"request\": {…}, \"seed\": …}.", None)
+        return _bad('The body must be a JSON object: {"api": …, "request": {…}, "seed": …}.', None)
     api = body.get("api", "chat")
     if api not in (*WIRE_APIS, NEUTRAL):
         choices = ", ".join(repr(a) for a in (*WIRE_APIS, NEUTRAL))

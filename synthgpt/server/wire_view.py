@@ -71,8 +71,12 @@ class WireAnswer:
             "stream": self.stream,
             "body": self.body,
             "frames": [
-                {"event": f.event, "data": f.data, "delay_ms": round(f.delay_ms, 3),
-                 "at_ms": round(f.at_ms, 3)}
+                {
+                    "event": f.event,
+                    "data": f.data,
+                    "delay_ms": round(f.delay_ms, 3),
+                    "at_ms": round(f.at_ms, 3),
+                }
                 for f in self.frames
             ],
             "sse": self.sse,
