@@ -190,3 +190,15 @@ def test_bad_arguments_and_files_exit_2(folder: Path, args: list[str], message: 
     assert done.stderr.startswith(message)
     usage = explain(folder, "rules.yaml")
     assert usage.returncode == 2 and "one of the arguments --request --prompt is required" in usage.stderr
+
+
+def test_the_guides_example_prints_what_the_guide_shows(tmp_path: Path) -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "playground.md").read_text(encoding="utf-8")
+    rules = guide.split("```yaml\n# rules.yaml\n")[1].split("```")[0]
+    console = guide.split("```console\n$ ")[1].split("```")[0]
+    command, _, shown = console.partition("\n")
+    assert command == "synthgpt explain rules.yaml --prompt \"What's the weather in Lisbon?\""
+    (tmp_path / "rules.yaml").write_text(rules)
+    done = explain(tmp_path, "rules.yaml", "--prompt", "What's the weather in Lisbon?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(shown)
