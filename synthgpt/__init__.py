@@ -22,6 +22,7 @@ from .errors import (
     SynthGPTError,
     UnknownNameError,
 )
+from .explain import Explanation
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
 from .journal_sqlite import SQLiteJournal
@@ -43,6 +44,7 @@ from .model import (
     Usage,
 )
 from .rules import Rule, RuleSet, matchers
+from .rules.trace import RuleVerdict
 
 if TYPE_CHECKING:
     from .rules.loader import LoadedRules, RuleFileError, load_files, load_text
@@ -57,6 +59,7 @@ __all__ = [
     "DrawError",
     "Embeddings",
     "ErrorSpec",
+    "Explanation",
     "Fault",
     "FixedClock",
     "Journal",
@@ -72,6 +75,7 @@ __all__ = [
     "RuleError",
     "RuleFileError",
     "RuleSet",
+    "RuleVerdict",
     "SQLiteJournal",
     "SchemaError",
     "StepClock",

@@ -24,7 +24,14 @@ from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
-from .playground import call_detail, explain_call, list_rules, playground_asset, playground_page
+from .playground import (
+    call_detail,
+    explain_call,
+    journal_state,
+    list_rules,
+    playground_asset,
+    playground_page,
+)
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -76,6 +83,7 @@ def create_app(
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
         Route("/_synthgpt/calls/{index:int}", call_detail, methods=["GET"]),
+        Route("/_synthgpt/journal", journal_state, methods=["GET"]),
         Route("/_synthgpt/explain", explain_call, methods=["POST"]),
         Route("/_synthgpt/rules", list_rules, methods=["GET"]),
         Route("/_synthgpt", playground_page, methods=["GET"]),

@@ -4,6 +4,8 @@
     POST /_synthgpt/explain          {"api": "chat", "request": {…}, "seed": 7}: trace and answer
     GET  /_synthgpt/rules            the loaded rules with their source file and line, the seed, the clock
     GET  /_synthgpt/calls/{index}    one journaled call whole: its request and the answer as sent
+    GET  /_synthgpt/journal          {"total", "kept", "maxlen"}: cheap to ask every second (the page's
+                                     live journal re-reads the calls only when these change)
 
 Everything is served from the package (no CDN, no build step) under a strict content security policy;
 the page writes every journaled value as text, never as markup.
@@ -27,7 +29,15 @@ from .responses import json_response
 from .routes import BodyTooLarge, read_body
 from .wire_view import WIRE_APIS, scratch_codec, wire_answer
 
-__all__ = ["call_detail", "explain_call", "find_call", "list_rules", "playground_asset", "playground_page"]
+__all__ = [
+    "call_detail",
+    "explain_call",
+    "find_call",
+    "journal_state",
+    "list_rules",
+    "playground_asset",
+    "playground_page",
+]
 
 _ASSETS = {  # name -> media type: the only files served, so no path ever reaches the file system
     "playground.html": "text/html; charset=utf-8",
@@ -144,3 +154,8 @@ async def call_detail(request: Request) -> Response:
     codec = scratch_codec(record.api)  # re-encoded: deterministic, and the server's store is left alone
     out["answer"] = wire_answer(codec, record.output, record.request, mock.seed).to_json()
     return json_response(out)
+
+
+async def journal_state(request: Request) -> Response:
+    journal: Journal = request.app.state.mock.journal
+    return json_response({"total": journal.total, "kept": len(journal), "maxlen": journal.maxlen})

@@ -254,3 +254,12 @@ def test_the_page_and_its_assets_come_from_the_package(client: httpx2.Client) ->
     assert client.get("/_synthgpt/static/..%2Fapp.py").status_code == 404
     bare = client.get("/_synthgpt", follow_redirects=False)
     assert bare.status_code == 308 and bare.headers["location"] == "/_synthgpt/"
+
+
+def test_the_journal_state_counts_calls_cheaply(client: httpx2.Client) -> None:
+    assert client.get("/_synthgpt/journal").json() == {"total": 0, "kept": 0, "maxlen": 1000}
+    client.post("/v1/chat/completions", json=chat("hi"))
+    client.post("/v1/chat/completions", json=chat("hi"))  # answered again from the memo: journaled too
+    assert client.get("/_synthgpt/journal").json() == {"total": 2, "kept": 2, "maxlen": 1000}
+    client.delete("/_synthgpt/calls")
+    assert client.get("/_synthgpt/journal").json() == {"total": 2, "kept": 0, "maxlen": 1000}

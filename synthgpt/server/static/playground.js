@@ -253,6 +253,11 @@ function callStatus(c) {
 
 async function loadJournal(force) {
   const params = journalQuery();
+  // the journal's counters are cheap to read; the calls are read again only when they moved
+  const state = await (await call("journal")).json();
+  const key = [params.toString(), $("j-status").value, state.total, state.kept].join("|");
+  if (!force && key === journalKey) return;
+  journalKey = key;
   params.set("limit", String(JOURNAL_ROWS));
   let response = await call("calls?" + params);
   const total = Number(response.headers.get("x-total-count") || "0");
@@ -261,10 +266,6 @@ async function loadJournal(force) {
     response = await call("calls?" + params);
   }
   let calls = await response.json();
-  const key = [params.toString(), $("j-status").value, total, calls.length ? calls[calls.length - 1].index : -1]
-    .join("|");
-  if (!force && key === journalKey) return;
-  journalKey = key;
   const status = $("j-status").value;
   if (status) calls = calls.filter((c) => (callStatus(c) === 200) === (status === "ok"));
   calls.reverse();  // newest first
