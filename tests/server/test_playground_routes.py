@@ -4,6 +4,7 @@ nothing is used up), `GET /_synthgpt/rules`, `GET /_synthgpt/calls/{index}` (fra
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -12,6 +13,7 @@ import pytest
 from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
+from synthgpt.journal_sqlite import SQLiteJournal
 from synthgpt.rules.loader import load_text
 from synthgpt.testing import InProcessTransport2
 
@@ -263,3 +265,13 @@ def test_the_journal_state_counts_calls_cheaply(client: httpx2.Client) -> None:
     assert client.get("/_synthgpt/journal").json() == {"total": 2, "kept": 2, "maxlen": 1000}
     client.delete("/_synthgpt/calls")
     assert client.get("/_synthgpt/journal").json() == {"total": 2, "kept": 0, "maxlen": 1000}
+
+
+def test_call_details_come_from_a_sqlite_journal_too(tmp_path: Path) -> None:
+    mock = load_text(RULES, "rules.yaml").mock()
+    mock.journal = SQLiteJournal(tmp_path / "j.sqlite", maxlen=3)
+    client = client_for(mock)
+    sent = [client.post("/v1/chat/completions", json=chat(f"slow {i}", stream=True)).text for i in range(5)]
+    assert client.get("/_synthgpt/journal").json() == {"total": 5, "kept": 3, "maxlen": 3}
+    assert [client.get(f"/_synthgpt/calls/{i}").json()["answer"]["sse"] for i in (2, 3, 4)] == sent[2:]
+    assert client.get("/_synthgpt/calls/1").status_code == 404
