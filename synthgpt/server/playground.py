@@ -30,6 +30,7 @@ from .routes import BodyTooLarge, read_body
 from .wire_view import WIRE_APIS, scratch_codec, wire_answer
 
 __all__ = [
+    "PAGE_PATHS",
     "call_detail",
     "explain_call",
     "find_call",
@@ -44,6 +45,9 @@ _ASSETS = {  # name -> media type: the only files served, so no path ever reache
     "playground.js": "text/javascript; charset=utf-8",
     "playground.css": "text/css; charset=utf-8",
 }
+PAGE_PATHS = frozenset({"/_synthgpt", "/_synthgpt/", *(f"/_synthgpt/static/{name}" for name in _ASSETS)})
+"""The page and its assets hold no journal data: a guard requiring the admin token lets a browser load them
+(a navigation cannot send `Authorization`); the page then asks for the token and sends it on every read."""
 _HEADERS = {
     "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
