@@ -156,6 +156,17 @@ def test_the_journal_is_live_filterable_and_each_call_replays(page: Any, server:
     sync_api.expect(page.locator("#pg-rule")).to_have_text("weather")
     sync_api.expect(page.locator("#pg-answer-a .answer-json")).to_contain_text("Sunny in Rome.")
     assert page.locator("#pg-api").input_value() == "neutral"
+    sync_api.expect(page.locator("#pg-replay")).to_have_text(
+        "Replayed call #1: the same answer as the journal's, from rule weather."
+    )
+    page.click("#tab-journal")
+    rows.nth(1).click()
+    sync_api.expect(detail.locator("h2")).to_have_text("Call #0 · rule refund")
+    page.click("#j-replay")
+    sync_api.expect(page.locator("#pg-replay")).to_contain_text(
+        "Replayed call #0: another answer than the journal's (it came from rule refund)."
+    )
+    sync_api.expect(page.locator("#pg-trace li").nth(0)).to_contain_text("matched, but its times are used up")
     # replaying explains: the `times` rule that answered the first call stays used up, nothing is journaled
     assert len(httpx.get(server + "/_synthgpt/calls").json()) == 2
 

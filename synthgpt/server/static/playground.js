@@ -131,9 +131,9 @@ function useExample() {
 
 $("pg-api").addEventListener("change", fillExamples);
 $("pg-example").addEventListener("change", useExample);
-$("pg-run").addEventListener("click", () => runPlayground().catch(showLoadError));
+$("pg-run").addEventListener("click", () => runPlayground(null).catch(showLoadError));
 $("pg-request").addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) runPlayground().catch(showLoadError);
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) runPlayground(null).catch(showLoadError);
 });
 
 function seedOf(input, fallback) {
@@ -149,9 +149,11 @@ async function explain(api, request, seed) {
   return body;
 }
 
-async function runPlayground() {
+// `replayed`: the journaled call being replayed ({index, rule, body}), to say whether it answers the same
+async function runPlayground(replayed) {
   const error = $("pg-error");
   error.hidden = true;
+  $("pg-replay").hidden = true;
   let request;
   try {
     request = JSON.parse($("pg-request").value);
@@ -181,6 +183,15 @@ async function runPlayground() {
   $("pg-trace").replaceChildren(...a.trace.map(traceItem));
   renderAnswer($("pg-answer-a"), a);
   renderAnswer($("pg-answer-b"), b);
+  if (replayed) {
+    const same = JSON.stringify(a.answer.body) === replayed.body;
+    $("pg-replay").hidden = false;
+    $("pg-replay").className = same ? "notice same" : "notice differs";
+    $("pg-replay").textContent = same
+      ? "Replayed call #" + replayed.index + ": the same answer as the journal's, from rule " + replayed.rule + "."
+      : "Replayed call #" + replayed.index + ": another answer than the journal's (it came from rule " +
+        replayed.rule + "). Rules reloaded, a times or sequence rule, or another clock reading change answers.";
+  }
 }
 
 function traceItem(t) {
@@ -318,8 +329,10 @@ function replayCall(detail) {
   $("pg-api").value = "neutral";
   fillExamples();
   $("pg-request").value = json(detail.neutral);
+  $("pg-seed").value = String(server.seed);
   showTab("playground");
-  runPlayground().catch(showLoadError);
+  runPlayground({index: detail.index, rule: detail.rule, body: JSON.stringify(detail.answer.body)})
+    .catch(showLoadError);
 }
 
 for (const id of ["j-rule", "j-model"]) $(id).addEventListener("input", () => loadJournal(true).catch(showLoadError));
