@@ -120,7 +120,9 @@ for (const tab of document.querySelectorAll("nav button")) {
 function fillExamples() {
   const api = $("pg-api").value;
   const select = $("pg-example");
-  select.replaceChildren(...Object.keys(EXAMPLES[api] || {}).map((name) => el("option", {value: name}, name)));
+  const names = Object.keys(EXAMPLES[api] || {});
+  select.replaceChildren(el("option", {value: ""}, "(your own)"), ...names.map((name) => el("option", {value: name}, name)));
+  select.value = names[0] || "";
   useExample();
 }
 
@@ -131,6 +133,7 @@ function useExample() {
 
 $("pg-api").addEventListener("change", fillExamples);
 $("pg-example").addEventListener("change", useExample);
+$("pg-request").addEventListener("input", () => { $("pg-example").value = ""; });
 $("pg-run").addEventListener("click", () => runPlayground(null).catch(showLoadError));
 $("pg-request").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) runPlayground(null).catch(showLoadError);
@@ -328,6 +331,7 @@ async function showCall(index) {
 function replayCall(detail) {
   $("pg-api").value = "neutral";
   fillExamples();
+  $("pg-example").value = "";
   $("pg-request").value = json(detail.neutral);
   $("pg-seed").value = String(server.seed);
   showTab("playground");
