@@ -35,7 +35,8 @@ LAUNCH_ARGS = [
     "--no-first-run",
     "--disable-dev-shm-usage",
 ]
-WAIT_MS = 15_000
+WAIT_MS = 15_000  # a loaded CI machine: actions and expectations wait this long before failing
+sync_api.expect.set_options(timeout=WAIT_MS)
 
 RULES = """\
 seed: 11
