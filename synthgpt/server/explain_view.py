@@ -2,7 +2,8 @@
 
 `explain_wire` is what `POST /_synthgpt/explain` answers and `synthgpt explain --json` prints. It goes the
 route's way (decode, the served models, the rules) but through `MockGPT.explain`, which claims and records
-nothing; the answer is then encoded by a codec of its own, so the server's Responses store is left as is.
+nothing; the answer is then encoded by a codec of its own, so nothing is added to the server's Responses
+store.
 """
 
 from __future__ import annotations
