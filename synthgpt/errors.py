@@ -68,6 +68,15 @@ class NoRuleMatched(SynthGPTError, LookupError):
         super().__init__(f"no rule matched {summary}\nrules tried, in order:\n{lines}")
 
 
+class BodyTooLarge(SynthGPTError):
+    """A request body over the server's `--max-body-bytes`: refused (413) before it is read to the end."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"Request body too large: {size} bytes exceeds the limit of {limit} bytes.")
+
+
 class DrawError(SynthGPTError, RuntimeError):
     """A generator failed while drawing (e.g. a filter that never accepts, a template that raised)."""
 

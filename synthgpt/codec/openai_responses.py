@@ -139,6 +139,10 @@ class ResponsesCodec:
 
     # ---------------------------------------------------------------------------------------------- store
 
+    def replayable(self, body: Any) -> bool:
+        """A request continuing an earlier answer depends on what the store still holds: never resent."""
+        return not (isinstance(body, dict) and body.get("previous_response_id") is not None)
+
     def replay_effect(self, output: ModelOutput, request: ModelRequest) -> Callable[[], None] | None:
         """What encoding this answer keeps (its store entry), to keep again when the server resends it."""
         if request.extra.get("store") is False or output.error is not None:
