@@ -140,7 +140,9 @@ def render_files(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> list[Rendered]:
     """Load the rules, answer the requests file, write the fixtures and `manifest.json` into `out_dir`."""
-    mock = _mock_for(rule_files, seed)
+    from .rules.loader import mock_from_files  # rule files only: YAML is loaded when they are
+
+    mock = mock_from_files(rule_files, seed=seed)
     requests_path = Path(requests)
     lines = requests_path.read_text(encoding="utf-8").split("\n")
     rendered = render_requests(mock, lines, api, stream=stream, on_progress=on_progress)
@@ -167,14 +169,6 @@ def _relative(path: Path, out: Path) -> str:
         return Path(os.path.relpath(path.resolve(), out.resolve())).as_posix()
     except ValueError:  # another drive on Windows
         return path.resolve().as_posix()
-
-
-def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:
-    if not rule_files:
-        return MockGPT(seed=0 if seed is None else seed)
-    from .rules.loader import load_files
-
-    return load_files([Path(p) for p in rule_files]).mock(seed)
 
 
 def _remove_stale(out: Path, keep: set[str]) -> None:
