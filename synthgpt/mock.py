@@ -6,8 +6,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._validation import check_engine_args
 from .clock import Clock, FixedClock, parse_clock
-from .engine_args import check_engine_args
 from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generation import Generation
 from .generators.core import DrawContext

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._validation import whole
 from ..clock import FixedClock, StepClock, SystemClock
 from ..errors import RuleError, UnknownNameError
 from ..model import ErrorSpec, FinishReason, StreamPlan, coerce_spec
@@ -24,7 +25,6 @@ from .core import (
     Objects,
     OneOf,
     Weighted,
-    _whole,
     lift,
 )
 from .embedding import Embeddings, EmbeddingVectors
@@ -275,7 +275,7 @@ def answer(
         for k, v in usage.items():
             if k not in fields:
                 raise UnknownNameError("usage field", k, fields)
-            _whole(f"answer: usage {k}", v, lo=0)
+            whole(f"answer: usage {k}", v, lo=0)
         fixed_usage = dict(usage)
     return _AnswerGen(None if value is None else lift(value), plan, err, finish_reason, fixed_usage)
 

@@ -419,7 +419,7 @@ def _count_matcher(
 ) -> Matcher:
     """A matcher on a count of the request: exactly `eq`, or within `min`..`max`; every argument checked
     when built, so `{turn: {min: 2, max: 1}}` is an error in the rule file, not a rule that never matches."""
-    from ..generators.core import _whole  # local: the generators package imports far more than matchers need
+    from .._validation import whole as _whole
 
     if eq is None and min is None and max is None:
         raise RuleError(f"{fname}: give eq, min= or max=")
