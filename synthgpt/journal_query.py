@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlencode
 
+from .errors import QueryError
 from .journal import CallRecord, Journal
 from .journal_sqlite import SQLiteJournal, record_to_dict
 
@@ -24,13 +25,6 @@ __all__ = ["CallQuery", "QueryError", "records_jsonl"]
 
 _MAX_LIMIT = 10_000
 _MAX_OFFSET = 10**12  # far past any journal, and a bound a person can read in the error message
-
-
-class QueryError(ValueError):
-    def __init__(self, message: str, param: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.param = param
 
 
 def _int(params: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:

@@ -23,6 +23,7 @@ from starlette.applications import Starlette
 
 from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
+from ..errors import ConfigError
 from ..mock import MockGPT
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .memo import DEFAULT_MEMO_ENTRIES
@@ -35,10 +36,6 @@ __all__ = ["ENV_VAR", "ConfigError", "ServeConfig", "build_mock", "create_app_fr
 
 ENV_VAR = "SYNTHGPT_SERVE_CONFIG"
 log = logging.getLogger("synthgpt.server")
-
-
-class ConfigError(Exception):
-    """The serve configuration cannot work (bad clock, unreadable rule files, …); the message says why."""
 
 
 @dataclass(frozen=True)
