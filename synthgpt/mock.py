@@ -13,7 +13,7 @@ from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallRecord, Journal, PackedRecord
+from .journal import CallJournal, CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -55,11 +55,11 @@ class MockGPT:
         self.context_window = context_window
 
     @property
-    def journal(self) -> Journal:
+    def journal(self) -> CallJournal:
         return self._journal
 
     @journal.setter
-    def journal(self, journal: Journal) -> None:
+    def journal(self, journal: CallJournal) -> None:
         self._journal = journal
         if isinstance(journal, Journal):
             # the rules' histories hold the same records: packed in both places, they are freed

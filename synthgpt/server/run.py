@@ -52,7 +52,7 @@ class ServeConfig:
     watch: bool = False
     journal_size: int = 1000
     journal: str | None = None
-    """A SQLite file shared by every worker (`synthgpt.journal_sqlite`); None: each worker's own memory."""
+    """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
     access_log: bool = False
     log_level: str = "warning"
     memo_entries: int = DEFAULT_MEMO_ENTRIES
@@ -83,7 +83,7 @@ def build_mock(config: ServeConfig) -> MockGPT:
     # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size)
     if config.journal is not None:
-        from ..journal_sqlite import SQLiteJournal
+        from ..journal.sqlite import SQLiteJournal
 
         try:
             mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
