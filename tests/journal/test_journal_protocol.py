@@ -14,7 +14,8 @@ from synthgpt.journal.query import CallQuery
 def _filled(journal: CallJournal) -> MockGPT:
     mock = MockGPT(seed=3)
     mock.journal = journal
-    for model, text in [("gpt-4o", "hi"), ("gpt-4o-mini", "hello"), ("claude-x", "weather?"), ("gpt-4o", "yo")]:
+    asks = [("gpt-4o", "hi"), ("gpt-4o-mini", "hello"), ("claude-x", "weather?"), ("gpt-4o", "yo")]
+    for model, text in asks:
         mock.generate({"model": model, "messages": [{"role": "user", "content": text}]})
     return mock
 
