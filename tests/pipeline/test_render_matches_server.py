@@ -79,3 +79,19 @@ def test_render_gives_the_servers_bytes_and_statuses(api: RenderApi) -> None:
             assert (r.error is None) == (served.status_code < 400 or r.rule is not None), line
     assert statuses == [200, 200, 400, 429, 503, 200, 200, 400, 404, 400, 400, 400, 400]
     assert len(served_mock.journal) == len(rendered) - 7  # the same calls reached the engine
+
+
+def test_an_engine_that_fails_is_the_same_hidden_500_in_render_and_the_server() -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret internals")
+
+    line = json.dumps(_ask("chat", "what's the weather?"))
+    rendering, serving = MockGPT(_rules(), seed=7), MockGPT(_rules(), seed=7)
+    rendering.resolve = broken  # type: ignore[method-assign]
+    serving.resolve = broken  # type: ignore[method-assign]
+    (rendered,) = render_requests(rendering, [line], "chat")
+    with httpx2.Client(transport=InProcessTransport2(serving), base_url="http://t") as client:
+        served = client.post(PATHS["chat"], content=line, headers={"content-type": "application/json"})
+    assert (rendered.status, served.status_code) == (500, 500)
+    assert rendered.data == _pretty(served.json()) and "secret" not in served.text
+    assert rendered.error == "line 1: RuntimeError: secret internals"  # the fixture's report says why
