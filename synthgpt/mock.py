@@ -149,6 +149,13 @@ class MockGPT:
         record = self.journal.add(build)
         return Generation(out, rule, record, not reads and not self._times_rule_before(rule))
 
+    def generate_traced(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> tuple[ModelOutput, CallRecord, bool]:
+        """`resolve` as the (output, record, replayable) tuple of earlier versions; prefer `resolve`."""
+        drawn = self.resolve(request, api=api)
+        return drawn.output, drawn.record, drawn.replayable
+
     def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
         """Journal one more call answered exactly as `record` (a replayable one, see `resolve`).
 
