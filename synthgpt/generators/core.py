@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
-from .._validation import MAX_ITEMS, shown, whole
+from .._validation import MAX_ITEMS, finite, shown, whole
 from ..errors import DrawError, RuleError
 from ..model import ModelRequest
 from ..seeding import derive_seed
@@ -36,6 +36,10 @@ __all__ = [
 
 T = TypeVar("T")
 U = TypeVar("U")
+
+# The checks' old private names here, for modules written against them (one implementation: _validation).
+_whole, _real, _shown = whole, finite, shown
+
 
 class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
