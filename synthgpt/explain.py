@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .engine_args import check_engine_args
+from ._validation import check_engine_args
 from .errors import DrawError, NoRuleMatched, SynthGPTError
 from .model import ApiKind, ModelOutput, ModelRequest
 from .rules.trace import RuleVerdict
@@ -25,7 +25,7 @@ from .seeding import derive_seed
 if TYPE_CHECKING:
     from .mock import MockGPT
 
-__all__ = ["Explanation", "explain"]
+__all__ = ["Explanation", "explain", "with_seed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,7 @@ def explain(
         clock = mock.clock
         peek = getattr(clock, "peek", None)
         now = float(peek() if callable(peek) else clock.now())
-        drawn = _with_seed(mock, engine_seed)._draw(
+        drawn = with_seed(mock, engine_seed)._draw(
             req, rule, answer_seed, now, dict(winner.captures), winner.call_index, prompt_tokens, limit
         )
     except SynthGPTError as exc:
@@ -115,8 +115,10 @@ def explain(
     return Explanation(req, engine_seed, trace, drawn)
 
 
-def _with_seed(mock: MockGPT, seed: int) -> MockGPT:
-    """`mock`, or a shallow copy drawing under another engine seed (generators read it as `base_seed`)."""
+def with_seed(mock: MockGPT, seed: int) -> MockGPT:
+    """`mock`, or a shallow copy of it under another engine seed: it draws (generators read the seed as
+    `base_seed`) and derives request ids as an engine with that seed would. It shares the rules, clock and
+    journal, so it is for reading and drawing, never for answering calls."""
     if seed == mock.seed:
         return mock
     other = object.__new__(type(mock))

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..codec.base import WireCodec
-from ..errors import NoRuleMatched, RequestError
-from ..explain import Explanation
+from ..errors import NoRuleMatched
+from ..explain import Explanation, with_seed
 from ..mock import MockGPT
-from ..model import ErrorSpec, ModelRequest
-from .routes import model_not_found, serves_model
-from .wire_view import WireAnswer, error_answer, scratch_codec, wire_answer
+from ..model import ModelRequest
+from ..pipeline import error_answer, model_not_found, refuse, request_id, serves
+from .wire_view import WireAnswer, refused, scratch_codec, wire_answer
 
 __all__ = ["NEUTRAL", "NO_RULE", "explain_wire", "explained_json"]
 
@@ -36,36 +36,32 @@ def explain_wire(
     """Explain the request `body` of `api` (a wire API, or `neutral`) under `seed` (default: the mock's).
 
     `decoder` decodes the body (the app's own codec, whose Responses store `previous_response_id` reads);
-    by default a codec of the API's own. A body the API rejects is answered as the route answers it.
+    by default a codec of the API's own. Whatever keeps the request from an answer drawn by a rule (a body
+    the API rejects, a model not served, no rule, a rule that cannot draw) is answered as the route
+    answers it: by the pipeline's own refusals.
     """
-    engine_seed = mock.seed if seed is None else seed
+    seeded = with_seed(mock, mock.seed if seed is None else seed)
+    codec = scratch_codec(api)
     try:
-        if api == NEUTRAL:
-            req = ModelRequest.from_dict(body)
-        else:
-            req = (decoder or scratch_codec(api)).decode(body, {}, {})
-    except RequestError as exc:
-        codec = scratch_codec(api)
-        answer = error_answer(codec, exc, getattr(exc, "status", 400), engine_seed)
-        return _payload(api, engine_seed, None, None, answer, exc.message)
+        req = ModelRequest.from_dict(body) if api == NEUTRAL else (decoder or codec).decode(body, {}, {})
+    except Exception as exc:  # what `pipeline.answer` refuses before a rule is tried
+        answered = refuse(seeded, codec, exc, "/_synthgpt/explain", api)
+        return _payload(api, seeded.seed, None, None, refused(answered), answered.failure)
     codec = scratch_codec(req.api)
-    explained = mock.explain(req, seed=engine_seed)
-    if not serves_model(mock, req.model):  # the route answers 404 before any rule is tried
-        answer = error_answer(codec, model_not_found(req.model), 404, engine_seed, req)
-        return _payload(api, engine_seed, req, explained, answer, f"the rules do not serve {req.model!r}")
-    error = explained.error
+    explained = mock.explain(req, seed=seeded.seed)
+    if not serves(mock, req.model):  # the route answers 404 before any rule is tried
+        rid = request_id(seeded.seed, req.api, req.fingerprint())
+        answered = error_answer(codec, model_not_found(req.model), 404, rid)
+        failure = f"the rules do not serve the model {req.model!r}"
+        return _payload(api, seeded.seed, req, explained, refused(answered), failure)
     if explained.output is not None:
-        answer = wire_answer(codec, explained.output, req, engine_seed)
-    elif isinstance(error, NoRuleMatched):
-        spec = ErrorSpec(status=400, message=str(error), type="invalid_request_error", code="no_rule_matched")
-        answer = error_answer(codec, spec, 400, engine_seed, req)
-    elif isinstance(error, RequestError):
-        answer = error_answer(codec, error, getattr(error, "status", 400), engine_seed, req)
-    else:  # a rule that cannot answer: the route's 500 rule_error
-        spec = ErrorSpec(status=500, message=str(error), type="server_error", code="rule_error")
-        answer = error_answer(codec, spec, 500, engine_seed, req)
-    said = None if error is None else NO_RULE if isinstance(error, NoRuleMatched) else str(error)
-    return _payload(api, engine_seed, req, explained, answer, said)
+        answer = wire_answer(codec, explained.output, req, seeded.seed)
+        return _payload(api, seeded.seed, req, explained, answer, None)
+    error = explained.error
+    assert error is not None  # an explanation has an output or the error the call raises
+    answered = refuse(seeded, codec, error, req.api, req.fingerprint())
+    said = NO_RULE if isinstance(error, NoRuleMatched) else answered.failure
+    return _payload(api, seeded.seed, req, explained, refused(answered), said)
 
 
 def explained_json(explained: Explanation) -> dict[str, Any]:

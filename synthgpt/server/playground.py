@@ -20,13 +20,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..codec.common import parse_json_body
-from ..errors import RequestError
-from ..journal import CallRecord, Journal
+from ..errors import BodyTooLarge, RequestError
+from ..journal import CallJournal, CallRecord
 from ..mock import MockGPT
 from .admin import record_json
 from .explain_view import NEUTRAL, explain_wire
 from .responses import json_response
-from .routes import BodyTooLarge, read_body
+from .routes import read_body
 from .wire_view import WIRE_APIS, scratch_codec, wire_answer
 
 __all__ = [
@@ -128,17 +128,16 @@ async def explain_call(request: Request) -> Response:
     return json_response(explain_wire(mock, api, body["request"], seed=seed, decoder=decoder))
 
 
-def find_call(journal: Journal, index: int) -> CallRecord | None:
-    """The journaled call numbered `index`, if still kept. Indices are consecutive from the oldest kept,
-    so the position is known; a journal that somehow is not (a file shared by workers) is searched."""
-    count = len(journal)
-    if count == 0:
-        return None
-    pos = index - journal[0].index
-    if 0 <= pos < count:
-        found = journal[pos]
-        if found.index == index:
-            return found
+def find_call(journal: CallJournal, index: int) -> CallRecord | None:
+    """The journaled call numbered `index`, if still kept. Indices are consecutive, the oldest kept being
+    `total - kept`, so the position is known; a journal where that is not so (a file several workers
+    share) is searched."""
+    kept = len(journal)
+    pos = index - (journal.total - kept)
+    if 0 <= pos < kept:
+        page = journal.query(offset=pos, limit=1)
+        if page and page[0].index == index:
+            return page[0]
     matching = journal.list(lambda r: r.index == index)
     return matching[0] if matching else None
 
@@ -161,5 +160,5 @@ async def call_detail(request: Request) -> Response:
 
 
 async def journal_state(request: Request) -> Response:
-    journal: Journal = request.app.state.mock.journal
+    journal: CallJournal = request.app.state.mock.journal
     return json_response({"total": journal.total, "kept": len(journal), "maxlen": journal.maxlen})

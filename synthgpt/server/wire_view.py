@@ -19,11 +19,10 @@ from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..codec.response_store import ResponseStore
 from ..codec.sse import frame_delays, plan_wire
-from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, ModelOutput, ModelRequest
-from .responses import request_id
+from ..model import ApiKind, ModelOutput, ModelRequest
+from ..pipeline import Answered, error_answer, request_id
 
-__all__ = ["WIRE_APIS", "WireAnswer", "WireFrame", "error_answer", "scratch_codec", "wire_answer"]
+__all__ = ["WIRE_APIS", "WireAnswer", "WireFrame", "refused", "scratch_codec", "wire_answer"]
 
 WIRE_APIS: tuple[ApiKind, ...] = ("chat", "responses", "messages", "embeddings")
 
@@ -88,8 +87,10 @@ class WireAnswer:
 def wire_answer(codec: WireCodec, output: ModelOutput, request: ModelRequest, seed: int) -> WireAnswer:
     """`output` as `codec` puts it on the wire; `seed` is the engine seed (error bodies carry request ids)."""
     plan = output.stream
-    if output.error is not None:
-        return error_answer(codec, output.error, output.error.status, seed, request, plan.first_delay_ms)
+    if output.error is not None:  # what the route sends for a rule's error answer
+        rid = request_id(seed, request.api, request.fingerprint())
+        error = output.error
+        return refused(error_answer(codec, error, error.status, rid, first_delay_ms=plan.first_delay_ms))
     body = codec.body(output, request)
     if request.api == "embeddings" or isinstance(codec, EmbeddingsCodec):
         return WireAnswer(200, False, body, first_delay_ms=plan.first_delay_ms)
@@ -106,16 +107,6 @@ def wire_answer(codec: WireCodec, output: ModelOutput, request: ModelRequest, se
     return WireAnswer(200, request.stream, body, tuple(frames), sse, wire.aborts, plan.first_delay_ms)
 
 
-def error_answer(
-    codec: WireCodec,
-    error: ErrorSpec | RequestError,
-    status: int,
-    seed: int,
-    request: ModelRequest | None = None,
-    first_delay_ms: float = 0.0,
-) -> WireAnswer:
-    """An error answer in the provider's shape, as `error_response` sends it."""
-    body = codec.error_body(error, status)
-    if body.get("request_id", "") is None and request is not None:  # Anthropic echoes the request id
-        body["request_id"] = request_id(seed, request.api, request.fingerprint())
-    return WireAnswer(status, False, body, first_delay_ms=first_delay_ms)
+def refused(answered: Answered) -> WireAnswer:
+    """An error answer of the pipeline (`pipeline.refuse`, `pipeline.error_answer`) for people to read."""
+    return WireAnswer(answered.status, False, answered.payload, first_delay_ms=answered.first_delay_ms)

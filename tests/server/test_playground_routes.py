@@ -13,7 +13,7 @@ import pytest
 from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.journal_sqlite import SQLiteJournal
+from synthgpt.journal import SQLiteJournal
 from synthgpt.rules.loader import load_text
 from synthgpt.testing import InProcessTransport2
 
