@@ -15,6 +15,7 @@ from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
+from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
@@ -212,9 +213,10 @@ class MockGPT:
         fixed_usage: dict[str, int] | None = None
         choices: list[Choice] = []
         embeddings: tuple[tuple[float, ...], ...] = ()
+        view = without_triggers(req)  # what the answer is drawn from: triggers steer, they are not asked
         for i in range(req.n):
             ctx = DrawContext(
-                req,
+                view,
                 seed if i == 0 else derive_seed(seed, "choice", i),
                 now=now,
                 captures=captures,
@@ -222,6 +224,7 @@ class MockGPT:
                 call_index=call_index,
                 base_seed=self.seed,
                 order_reads=order_reads,
+                received=req,
             )
             try:
                 value = rule.generator.draw(ctx)
