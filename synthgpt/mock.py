@@ -14,6 +14,7 @@ from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
+from .request_checks import check_answerable
 from .rules.rule import Rule, RuleSet
 from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
@@ -104,6 +105,7 @@ class MockGPT:
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
+        check_answerable(req)  # the same refusals as over HTTP
         prompt_tokens = self.prompt_tokens(req)
         limit = req.max_output_tokens
         if self.context_window is not None:
