@@ -13,7 +13,17 @@ from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal, PackedRecord
-from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
+from .model import (
+    ApiKind,
+    Choice,
+    ModelOutput,
+    ModelRequest,
+    ReasoningPart,
+    StreamPlan,
+    TextOut,
+    ToolCallPart,
+    Usage,
+)
 from .request_checks import check_answerable
 from .rules.rule import Rule, RuleSet
 from .rules.triggers import without_triggers
@@ -248,7 +258,7 @@ class MockGPT:
                 value = value.value
             if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
                 embeddings, value = value.vectors, Choice()
-            choice = to_choice(value, ctx)
+            choice = _spelled_by_deltas(to_choice(value, ctx), stream, rule.name)
             if finish is not None:
                 choice = choice.model_copy(update={"finish_reason": finish})
             if rule.adds_reasoning(req) and not choice.reasoning and error is None:
@@ -272,7 +282,7 @@ class MockGPT:
             error=None if error is None else error.model_copy(deep=True),
             model=req.model,
             id_seed=seed,
-            created=int(now),
+            created=int(now) if stream is None or stream.created is None else stream.created,
             rule=rule.name,
             embeddings=embeddings,
         )
@@ -309,6 +319,26 @@ def _apply_stop(choice: Choice, stops: tuple[str, ...]) -> Choice:
             start = end
         kept.append(p)
     return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
+
+
+def _spelled_by_deltas(choice: Choice, plan: StreamPlan | None, rule: str) -> Choice:
+    """A choice whose text the stream plan's explicit deltas spell: an answer without text gets theirs; an
+    answer with other text is the rule's mistake, said now rather than streamed as something else."""
+    if plan is None or plan.deltas is None:
+        return choice
+    joined = "".join(plan.deltas)
+    if not choice.text and not choice.tool_calls:
+        return choice.model_copy(update={"parts": (*choice.parts, TextOut(text=joined))})
+    if choice.text != joined:
+        raise DrawError(
+            f"rule {rule!r}: the stream's deltas spell {_short(joined)} but the answer's text is "
+            f"{_short(choice.text)}; give the deltas alone (they are the text) or make them spell it"
+        )
+    return choice
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _as_ruleset(rules: object) -> RuleSet:

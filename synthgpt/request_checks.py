@@ -33,8 +33,8 @@ def check_answerable(req: ModelRequest) -> None:
         return
     if not req.messages:
         raise RequestError(
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array "
-            "instead.",
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
+            "array instead.",
             "messages",
             code="empty_array",
         )

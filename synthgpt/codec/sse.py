@@ -41,6 +41,7 @@ __all__ = [
     "malform",
     "plan_wire",
     "stream_bytes",
+    "text_deltas",
 ]
 
 KEEPALIVE = b": ping\n\n"
@@ -141,6 +142,22 @@ def chunk_text(text: str, n: int) -> list[str]:
     if current:
         pieces.append("".join(current))
     return pieces
+
+
+def text_deltas(text: str, plan: StreamPlan) -> list[str]:
+    """The stream deltas of an answer's text: the plan's explicit `deltas` where they spell it (cut where
+    the text was cut, by a token limit or a stop sequence), else `text` cut every `chunk_chars`."""
+    deltas = plan.deltas
+    if deltas is not None and text and "".join(deltas).startswith(text):
+        out: list[str] = []
+        left = len(text)
+        for d in deltas:
+            if left <= 0:
+                break
+            out.append(d[:left])
+            left -= len(d)
+        return out
+    return chunk_text(text, plan.chunk_chars)
 
 
 # ----------------------------------------------------------------------------------------------- planning

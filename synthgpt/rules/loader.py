@@ -291,8 +291,8 @@ class _Loader:
                 key=True,
             )
         if not given:
-            if spec.error is not None:
-                return None
+            if spec.error is not None or (spec.stream is not None and spec.stream.deltas is not None):
+                return None  # an error, or explicit deltas (they are the text), answer by themselves
             label = f"rule {rule_name!r}" if steps_allowed else what
             raise b.fail(at, f"{label} has no answer: give `output`, `generate`, `template`, `schema`"
                              + (", `script` or `sequence`" if steps_allowed else "") + ", or an `error`")

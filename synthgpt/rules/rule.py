@@ -49,7 +49,7 @@ class Rule:
     ) -> None:
         if not isinstance(name, str) or not name:
             raise RuleError("a rule needs a non-empty name")
-        if answer is None and error is None:
+        if answer is None and error is None and not _has_deltas(stream):
             raise RuleError(f"rule {name!r}: give an answer (a generator or a value) or an error")
         if isinstance(answer, Matcher):
             raise RuleError(
@@ -220,3 +220,9 @@ class RuleSet:
 
 # Choice is re-exported so `Rule("x", m.always(), Choice(...))` reads naturally with one import.
 __all__ += ["Answer", "Choice"]
+
+
+def _has_deltas(stream: object) -> bool:
+    """A stream plan with explicit deltas is an answer by itself: they are its text."""
+    deltas = stream.get("deltas") if isinstance(stream, dict) else getattr(stream, "deltas", None)
+    return deltas is not None

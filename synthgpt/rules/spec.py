@@ -174,6 +174,7 @@ def validation_errors(
             msg = err["msg"]
             if msg.startswith("Value error, "):
                 msg = msg[len("Value error, ") :]
+            msg = msg.replace("a valid tuple", "a list")  # what the file writes; tuples are the model's
             got = repr(err.get("input"))
             got = got if len(got) <= 60 else got[:57] + "..."
             out.append(smap.error(where, f"`{field}`: {msg[:1].lower()}{msg[1:]}, got {got}"))

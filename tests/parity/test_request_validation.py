@@ -13,7 +13,8 @@ from synthgpt.server import create_app
 USER = [{"role": "user", "content": "hi"}]
 EMPTY_MODEL = "Invalid 'model': empty string. Expected the name of a model, but got an empty string instead."
 NO_MESSAGES = (
-    "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead."
+    "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array "
+    "instead."
 )
 
 
@@ -25,8 +26,12 @@ NO_MESSAGES = (
         ({"model": "  ", "messages": USER}, EMPTY_MODEL, "model", "empty_string"),
         ({"model": "gpt-4o", "messages": []}, NO_MESSAGES, "messages", "empty_array"),
         ({"model": "gpt-4o"}, NO_MESSAGES, "messages", "empty_array"),
-        ({"model": "e", "api": "embeddings"}, "Invalid 'input': empty array. Expected at least one input.", "input",
-         "empty_array"),
+        (
+            {"model": "e", "api": "embeddings"},
+            "Invalid 'input': empty array. Expected at least one input.",
+            "input",
+            "empty_array",
+        ),
     ],
 )
 def test_python_generate_refuses_what_http_refuses(
@@ -65,7 +70,12 @@ async def test_an_empty_model_is_a_400_in_the_openai_shape(path: str, body: dict
     r = await _post(path, body)
     assert r.status_code == 400
     assert r.json() == {
-        "error": {"message": EMPTY_MODEL, "type": "invalid_request_error", "param": "model", "code": "empty_string"}
+        "error": {
+            "message": EMPTY_MODEL,
+            "type": "invalid_request_error",
+            "param": "model",
+            "code": "empty_string",
+        }
     }
 
 

@@ -16,7 +16,6 @@ from synthgpt.server import create_app
 ASK = "Tell me about tides !MOCK_DELAY:1! please !MOCK_SLOW:0!"
 
 
-
 def _assert_clean(value: Any) -> None:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     assert "MOCK" not in text, text
@@ -67,12 +66,28 @@ def test_a_malformed_trigger_stays_text_for_rules_that_do_not_read_triggers() ->
 @pytest.mark.parametrize(
     ("path", "body"),
     [
-        ("/v1/chat/completions", {"model": "o3", "reasoning_effort": "low", "logprobs": True, "top_logprobs": 2,
-                                  "stream": True}),
-        ("/v1/responses", {"model": "o3", "reasoning": {"effort": "low", "summary": "auto"}, "stream": True,
-                           "include": ["message.output_text.logprobs"]}),
-        ("/v1/messages", {"model": "claude-sonnet-4-5", "max_tokens": 2000, "stream": True,
-                          "thinking": {"type": "enabled", "budget_tokens": 1024}}),
+        (
+            "/v1/chat/completions",
+            {"model": "o3", "reasoning_effort": "low", "logprobs": True, "top_logprobs": 2, "stream": True},
+        ),
+        (
+            "/v1/responses",
+            {
+                "model": "o3",
+                "reasoning": {"effort": "low", "summary": "auto"},
+                "stream": True,
+                "include": ["message.output_text.logprobs"],
+            },
+        ),
+        (
+            "/v1/messages",
+            {
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 2000,
+                "stream": True,
+                "thinking": {"type": "enabled", "budget_tokens": 1024},
+            },
+        ),
     ],
 )
 async def test_no_frame_of_any_api_carries_a_trigger(path: str, body: dict[str, Any]) -> None:

@@ -284,8 +284,9 @@ def test_script_and_sequence() -> None:
         "sequence(error(503), answer(reply(text=just('second')), stream={'chunk_chars': 1}))"
     )
     mock = MockGPT(loaded.ruleset)
-    assert mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}).error.status == 503  # type: ignore[union-attr]
-    second = mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "x"}]})
+    x = {"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}
+    assert mock.generate(x).error.status == 503  # type: ignore[union-attr]
+    second = mock.generate(x)
     assert (second.text, second.stream.chunk_chars) == ("second", 1)
     assert (
         mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}).text == "second"
