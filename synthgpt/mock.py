@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeAlias
 
 from .clock import Clock, FixedClock, parse_clock
 from .engine_args import check_engine_args
@@ -12,10 +13,12 @@ from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallRecord, Journal, PackedRecord
+from .journal import CallRecord, Delivery, Journal, PackedRecord
 from .model import (
     ApiKind,
     Choice,
+    ErrorSpec,
+    Fault,
     ModelOutput,
     ModelRequest,
     ReasoningPart,
@@ -30,7 +33,12 @@ from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
-__all__ = ["MockGPT"]
+__all__ = ["FinishError", "MockGPT", "OnFinish"]
+
+FinishError: TypeAlias = "BaseException | ErrorSpec | Fault | None"
+"""What went wrong in a call, as `on_finish` is told: the exception that refused it (no record then), the
+HTTP error it answered with, the fault that ended its stream, or None."""
+OnFinish: TypeAlias = "Callable[[CallRecord | None, FinishError, bool], None]"
 
 
 class MockGPT:
@@ -50,6 +58,7 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        on_finish: OnFinish | None = None,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -64,6 +73,11 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size)
         self.context_window = context_window
+        if on_finish is not None and not callable(on_finish):
+            raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
+        self.on_finish = on_finish
+        """Called once per call when it has ended: `on_finish(record, error, cancelled)` (see `finish`)."""
+        self._finishing = threading.Lock()
 
     @property
     def journal(self) -> Journal:
@@ -99,7 +113,50 @@ class MockGPT:
     def generate(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
     ) -> ModelOutput:
-        return self.generate_traced(request, api=api)[0]
+        """The answer to `request`; the call is finished (`on_finish`) when it is returned or refused."""
+        try:
+            out, record, _ = self.generate_traced(request, api=api)
+        except SynthGPTError as exc:
+            self.finish(None, exc)
+            raise
+        # a streamed answer's planned fault ends its stream; a body has none
+        self.finish(record, out.error or (out.stream.ending() if record.request.stream else None))
+        return out
+
+    def finish(
+        self,
+        record: CallRecord | None,
+        error: FinishError = None,
+        cancelled: bool = False,
+        *,
+        frames_sent: int | None = None,
+    ) -> None:
+        """End a call: record how its answer was delivered, then call `on_finish(record, error, cancelled)`.
+
+        Once per call, whichever way it ended: `generate()` finishes its calls itself; the server finishes
+        a JSON answer when it is built and a stream when its last frame went out, the client hung up
+        (`cancelled`, with the frames sent so far) or a fault ended it (`error` is the Fault). A call
+        refused before it had a record (a bad request, no rule matched, a failed draw) is finished with
+        `record=None` and the exception. Finishing a record twice does nothing the second time.
+        """
+        if record is not None:
+            delivery = record.delivery
+            with self._finishing:
+                if delivery.finished:
+                    return
+                delivery.finished = True
+            delivery.outcome = (
+                "cancelled" if cancelled
+                else "error" if isinstance(error, ErrorSpec | BaseException)
+                else "fault" if isinstance(error, Fault)
+                else "done"
+            )  # fmt: skip
+            if frames_sent is not None:
+                delivery.frames_sent = frames_sent
+            self.journal.finished(record)
+        hook = self.on_finish
+        if hook is not None:
+            hook(record, error, cancelled)
 
     def generate_traced(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
@@ -149,6 +206,7 @@ class MockGPT:
                 at=now,
                 duration_ms=(time.perf_counter() - started) * 1000.0,
                 captures=dict(resolved.captures),
+                delivery=_delivery(req, out),
             )
             rule._record(record)
             return record
@@ -175,6 +233,7 @@ class MockGPT:
                 at=record.at,
                 duration_ms=(time.perf_counter() - started) * 1000.0,
                 captures=dict(record.captures),
+                delivery=_delivery(record.request, record.output),
             )
             rule._record(again)
             return again
@@ -319,6 +378,11 @@ def _apply_stop(choice: Choice, stops: tuple[str, ...]) -> Choice:
             start = end
         kept.append(p)
     return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
+
+
+def _delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
+    """How a new record starts: a stream is `streaming` until it is finished."""
+    return Delivery("error" if out.error is not None else "streaming" if req.stream else "done")
 
 
 def _spelled_by_deltas(choice: Choice, plan: StreamPlan | None, rule: str) -> Choice:

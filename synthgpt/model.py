@@ -556,6 +556,11 @@ class StreamPlan(_Frozen):
     def fault(self, kind: FaultKind) -> Fault | None:
         return next((f for f in self.faults if f.kind == kind), None)
 
+    def ending(self) -> Fault | None:
+        """The fault that ends a stream (disconnect, truncate or stream_error): the earliest of them."""
+        endings = [f for f in self.faults if f.kind in ("disconnect", "truncate", "stream_error")]
+        return min(endings, key=lambda f: f.after) if endings else None  # min keeps the first of equals
+
 
 class ErrorSpec(_Frozen):
     """An HTTP error answer; each wire module renders it in its provider's shape."""

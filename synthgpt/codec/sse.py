@@ -37,6 +37,8 @@ __all__ = [
     "WirePlan",
     "Write",
     "chunk_text",
+    "ending_fault",
+    "frames_in",
     "iter_bytes",
     "malform",
     "plan_wire",
@@ -47,7 +49,6 @@ __all__ = [
 KEEPALIVE = b": ping\n\n"
 """An SSE comment: every SDK skips it, proxies see traffic."""
 
-_ENDING_KINDS = ("disconnect", "truncate", "stream_error")
 
 
 class StreamAborted(Exception):
@@ -168,9 +169,18 @@ def malform(data: str) -> str:
     return data[: max(1, len(data) // 2)] if len(data) > 1 else "{"
 
 
+def ending_fault(plan: StreamPlan) -> Fault | None:
+    """The fault that ends a stream under `plan` (disconnect, truncate or stream_error), if any."""
+    return plan.ending()
+
+
+def frames_in(data: bytes) -> int:
+    """How many whole SSE events (keep-alive comments aside) the first bytes of a stream hold."""
+    return sum(1 for block in data.split(b"\n\n")[:-1] if block and not block.startswith(b":"))
+
+
 def _ending(plan: StreamPlan) -> Fault | None:
-    endings = [f for f in plan.faults if f.kind in _ENDING_KINDS]
-    return min(endings, key=lambda f: f.after) if endings else None  # min keeps the first of equal ones
+    return plan.ending()
 
 
 def plan_wire(

@@ -25,7 +25,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..clock import FixedClock
-from ..codec.sse import WirePlan
+from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..journal import CallRecord
 from ..mock import MockGPT
 from ..rules.rule import Rule
@@ -194,15 +194,35 @@ class MemoMiddleware:
         pace = pacer()
         if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
             await pace.admit()
-        mock.replay(entry.rule, entry.record)
+        record = mock.replay(entry.rule, entry.record)
         if entry.after is not None:
             entry.after()
+        stream = record.request.stream
+        fault = ending_fault(record.output.stream) if stream else None
+
+        def ended(frames: int, cancelled: bool) -> None:
+            _finish(mock, record, None if cancelled else fault, cancelled, frames)
+
         if entry.wire is not None:
-            paced = PacedStream(entry.wire, raw_headers=entry.headers)
+            paced = PacedStream(entry.wire, raw_headers=entry.headers, on_end=ended)
             await paced(scope, _replaying(messages, receive), send)
             return
-        await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
-        await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+        try:
+            await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
+            await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+        except BaseException:
+            ended(0, True)
+            raise
+        if stream:
+            ended(frames_in(entry.body), False)
+        else:
+            _finish(mock, record, None, False, None)
+
+
+def _finish(mock: MockGPT, record: CallRecord, error: Any, cancelled: bool, frames: int | None) -> None:
+    from .routes import finish  # routes imports this module
+
+    finish(mock, record, error, cancelled, frames)
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:

@@ -25,9 +25,10 @@ from ..codec.common import parse_json_body
 from ..codec.embeddings import EmbeddingsCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
-from ..codec.sse import plan_wire
+from ..codec.sse import ending_fault, plan_wire
 from ..errors import NoRuleMatched, RequestError, SynthGPTError
-from ..mock import MockGPT
+from ..journal import CallRecord
+from ..mock import FinishError, MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
 from .pacing import PacedStream, pacer
@@ -124,43 +125,67 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         raw = await read_body(request, request.app.state.max_body_bytes)
     except BodyTooLarge as exc:
         spec = ErrorSpec(status=413, message=str(exc), type="invalid_request_error", code="request_too_large")
+        finish(mock, None, spec)
         return error_response(codec, spec, 413, request_id(mock.seed, *raw_key, exc.size))
     raw_key = (path, hashlib.blake2b(raw, digest_size=16).hexdigest())
     try:
         body = parse_json_body(raw)
     except RequestError as err:
+        finish(mock, None, err)
         return error_response(codec, err, 400, request_id(mock.seed, *raw_key))
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work
         await pace.admit()
     req: ModelRequest | None = None
+    record: CallRecord | None = None
+    # The engine's own generation is traced and finished here, when the answer has gone out; a wrapped
+    # `agenerate` (a spy, a test double) answers through `generate`, which finishes its calls itself.
+    plain = _plain_generation(mock)
     try:
         req = codec.decode(body, request.headers, request.path_params)
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not _serves(mock, req.model):
-            return error_response(codec, model_not_found(req.model), 404, rid)
+            spec = model_not_found(req.model)
+            finish(mock, None, spec)
+            return error_response(codec, spec, 404, rid)
         slot = memo_slot(request.scope)
-        if slot is None or not _plain_generation(mock):
+        if plain:
+            output, record, replayable = mock.generate_traced(req)
+        else:
             slot = None
             output = await mock.agenerate(req)
-        else:
-            output, record, replayable = mock.generate_traced(req)
     except RequestError as exc:
         rid = request_id(mock.seed, *raw_key)
+        if plain or req is None:
+            finish(mock, None, exc)
         return error_response(codec, exc, getattr(exc, "status", 400), rid)  # e.g. 404 unknown previous id
     except NoRuleMatched as exc:
         spec = ErrorSpec(status=400, message=str(exc), type="invalid_request_error", code="no_rule_matched")
+        if plain:
+            finish(mock, None, exc)
         return error_response(codec, spec, 400, request_id(mock.seed, *raw_key))
     except SynthGPTError as exc:  # a rule that cannot answer: the rule file's fault, said plainly
         log.warning("rule error answering %s: %s", request.url.path, exc)
         spec = ErrorSpec(status=500, message=str(exc), type="server_error", code="rule_error")
+        if plain:
+            finish(mock, None, exc)
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
-    except Exception:
+    except Exception as exc:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
+        if plain:
+            finish(mock, None, exc)
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
-    response = await _answer(codec, req, output, rid)
-    if slot is not None and replayable and _replayable_answer(body, output, response):
+    try:
+        response = await _answer(codec, req, output, rid)
+    except BaseException as exc:  # the client left during a first delay, or encoding failed
+        if record is not None:
+            finish(mock, record, None if isinstance(exc, asyncio.CancelledError) else exc,
+                   isinstance(exc, asyncio.CancelledError))  # fmt: skip
+        raise
+    if record is not None:
+        finish_when_sent(mock, record, response)
+    if slot is not None and record is not None and replayable and _replayable_answer(body, output, response):
         memo, gen, key = slot
         wire = response.wire if isinstance(response, PacedStream) else None
         data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
@@ -170,6 +195,33 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         )  # fmt: skip
         memo.put(gen, key, entry)
     return response
+
+
+def finish(
+    mock: MockGPT,
+    record: CallRecord | None,
+    error: FinishError,
+    cancelled: bool = False,
+    frames_sent: int | None = None,
+) -> None:
+    """`mock.finish(...)`, with a failing `on_finish` hook logged rather than turned into a 500."""
+    try:
+        mock.finish(record, error, cancelled, frames_sent=frames_sent)
+    except Exception:
+        log.exception("on_finish hook failed")
+
+
+def finish_when_sent(mock: MockGPT, record: CallRecord, response: Response) -> None:
+    """Finish `record`'s call now (a JSON body or an error: decided) or when its stream has ended."""
+    if not isinstance(response, PacedStream | EventStreamBody):
+        finish(mock, record, record.output.error)
+        return
+    fault = ending_fault(record.output.stream)
+
+    def ended(frames: int, cancelled: bool) -> None:
+        finish(mock, record, None if cancelled else fault, cancelled, frames)
+
+    response.on_end = ended
 
 
 def _plain_generation(mock: MockGPT) -> bool:
@@ -204,6 +256,7 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         rest = plan if plan.first_delay_ms == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
         wire = plan_wire(frames, rest, codec, output, req)
         if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
-            return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
+            # unpaced: the whole stream in one write
+            return EventStreamBody(wire.writes[0].data, headers, frames=len(wire.frames))
         return PacedStream(wire, headers)
     return json_response(codec.body(output, req), 200, headers)
