@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from .clock import Clock, FixedClock, parse_clock
 from .engine_args import check_engine_args
-from .errors import ContextWindowExceeded, DrawError, SynthGPTError
+from .errors import DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
@@ -27,6 +27,7 @@ from .model import (
     ToolCallPart,
     Usage,
 )
+from .profiles import output_limit, profile_for
 from .request_checks import check_answerable
 from .rules.rule import Rule, RuleSet
 from .rules.triggers import without_triggers
@@ -174,14 +175,8 @@ class MockGPT:
             req = req.model_copy(update={"api": api})
         check_answerable(req)  # the same refusals as over HTTP
         prompt_tokens = self.prompt_tokens(req)
-        limit = req.max_output_tokens
-        if self.context_window is not None:
-            reserve = limit or 0
-            # a prompt that fills the window leaves no room for even one output token
-            if prompt_tokens + max(reserve, 1) > self.context_window:
-                raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
-            if limit is None:
-                limit = self.context_window - prompt_tokens  # the answer stops where the window ends
+        profile = profile_for(self.rules.profiles, req.model) if self.rules.profiles else None
+        limit = output_limit(req, prompt_tokens, profile, self.context_window)
         resolved = self.rules.resolve(req)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
@@ -190,7 +185,8 @@ class MockGPT:
         captures, call_index = resolved.captures, resolved.call_index
         try:
             out = self._draw(
-                req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads
+                req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads,
+                thinks=profile is not None and profile.reasoning,
             )
         except BaseException:
             rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
@@ -278,6 +274,7 @@ class MockGPT:
         limit: int | None,
         *,
         order_reads: list[int] | None = None,
+        thinks: bool = False,
     ) -> ModelOutput:
         stream = rule.stream
         error = rule.error
@@ -320,7 +317,9 @@ class MockGPT:
             choice = _spelled_by_deltas(to_choice(value, ctx), stream, rule.name)
             if finish is not None:
                 choice = choice.model_copy(update={"finish_reason": finish})
-            if rule.adds_reasoning(req) and not choice.reasoning and error is None:
+            # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
+            auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
+            if auto and not choice.reasoning and error is None:
                 r = Reasoning().draw(ctx.fork("auto-reasoning"))
                 choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
             choices.append(_apply_limit(_apply_stop(choice, req.stop_sequences), limit, cut))

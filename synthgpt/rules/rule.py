@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
+from ..profiles import ModelProfile, as_profiles
 from .matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
@@ -166,10 +167,13 @@ class UnknownRuleError(UnknownNameError, KeyError):
 class RuleSet:
     """An ordered list of rules: the first whose matcher matches (and has calls left) answers."""
 
-    def __init__(self, rules: Iterable[Rule] = (), *, models: Sequence[str] = ()) -> None:
+    def __init__(
+        self, rules: Iterable[Rule] = (), *, models: Sequence[str | ModelProfile | Mapping[str, Any]] = ()
+    ) -> None:
         self.rules: list[Rule] = []
-        self.models = tuple(models)
-        """Model names the rules serve; empty means any model is accepted."""
+        self.models, self.profiles = as_profiles(models)
+        """Model names the rules serve (empty: any model is accepted), and the profiles among them
+        (`ModelProfile`: context window, maximum output, reasoning by default)."""
         for r in rules:
             self.add(r)
 

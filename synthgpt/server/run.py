@@ -57,6 +57,8 @@ class ServeConfig:
     journal_size: int = 1000
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal_sqlite`); None: each worker's own memory."""
+    context_window: int | None = None
+    """Every model's context window (`MockGPT(context_window=…)`); a rule file's model profiles win."""
     access_log: bool = False
     log_level: str = "warning"
     memo_entries: int = DEFAULT_MEMO_ENTRIES
@@ -82,7 +84,7 @@ def _load(paths: tuple[str, ...]) -> LoadedRules:
 def _ruleset(loaded: LoadedRules) -> RuleSet:
     rules = loaded.ruleset
     if loaded.models and not rules.models:
-        rules.models = tuple(loaded.models)
+        rules.models, rules.profiles = tuple(loaded.models), tuple(loaded.profiles)
     return rules
 
 
@@ -98,9 +100,12 @@ def build_mock(config: ServeConfig) -> MockGPT:
     if config.rule_files:
         loaded = _load(config.rule_files)
         _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
-        mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
+        window = config.context_window
+        # flags win over the files
+        mock = loaded.mock(seed, clock, journal_size=config.journal_size, context_window=window)
     else:
-        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size,
+                       context_window=config.context_window)  # fmt: skip
     if config.journal is not None:
         from ..journal_sqlite import SQLiteJournal
 
