@@ -88,13 +88,7 @@ def output_limit(
     most = profile.max_output_tokens if profile is not None else None
     if most is not None and limit is not None and limit > most:
         if not clamp:
-            name = "max_output_tokens" if req.api in ("responses", "python") else "max_tokens"
-            raise RequestError(
-                f"{name} is too large: {limit}. This model supports at most {most} completion tokens, "
-                f"whereas you provided {limit}.",
-                name,
-                code="invalid_value",
-            )
+            raise _too_large(req, limit, most)
         limit = most
     if limit is None:
         limit = most  # the model's longest answer, when the request sets none
@@ -105,3 +99,21 @@ def output_limit(
             raise ContextWindowExceeded(prompt_tokens, limit or 0, window)
         limit = room if limit is None else min(limit, room)
     return limit
+
+
+def _too_large(req: ModelRequest, limit: int, most: int) -> RequestError:
+    """The refusal of a `max_tokens` above the model's maximum, in the words of the API asked."""
+    if req.api == "messages":
+        return RequestError(
+            f"max_tokens: {limit} > {most}, which is the maximum allowed number of output tokens for "
+            f"{req.model}",
+            "max_tokens",
+            code="invalid_value",
+        )
+    name = "max_output_tokens" if req.api in ("responses", "python") else "max_tokens"
+    return RequestError(
+        f"{name} is too large: {limit}. This model supports at most {most} completion tokens, whereas you "
+        f"provided {limit}.",
+        name,
+        code="invalid_value",
+    )

@@ -158,3 +158,27 @@ def test_a_real_client_hanging_up_on_a_live_server_is_journaled(start_server: An
     assert 3 <= calls[0]["frames_sent"] <= 5
     assert calls[1]["frames_sent"] is None
     assert json.dumps(whole)  # the server still answers after the hang-up
+
+
+def test_the_sqlite_journal_records_the_hang_up(tmp_path: Path) -> None:
+    from synthgpt import SQLiteJournal
+
+    mock = MockGPT(_rules())
+    mock.journal = SQLiteJournal(tmp_path / "calls.sqlite")
+    http = httpx2.Client(transport=InProcessTransport2(mock))
+    client = openai.OpenAI(api_key="k", base_url="http://synth.test/v1", max_retries=0, http_client=http)
+    stream = client.chat.completions.create(**_ask("slow"), stream=True)
+    next(iter(stream))
+    stream.close()
+    client.chat.completions.create(**_ask("hi"))
+    again = SQLiteJournal(tmp_path / "calls.sqlite")  # what another worker reads from the file
+    try:
+        deadline = time.monotonic() + 5
+        while again[0].outcome == "streaming" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [(r.rule, r.outcome) for r in again] == [("slow", "cancelled"), ("only-hi", "done")]
+        assert again[0].frames_sent is not None and again[0].frames_sent >= 1
+    finally:
+        again.close()
+        mock.journal.close()  # type: ignore[attr-defined]
+        http.close()

@@ -136,7 +136,11 @@ async def test_http_refuses_or_clamps_in_the_provider_shape_and_lists_profiles()
         }
     }
     assert clamped.status_code == 200 and clamped.json()["usage"]["completion_tokens"] == 32
-    assert anthropic.status_code == 400 and anthropic.json()["error"]["type"] == "invalid_request_error"
+    assert anthropic.status_code == 400
+    assert anthropic.json()["error"] == {
+        "type": "invalid_request_error",
+        "message": "max_tokens: 20 > 10, which is the maximum allowed number of output tokens for small",
+    }
     data = {d["id"]: d for d in listed.json()["data"]}
     listed_small = {"context_window": 40, "max_output_tokens": 10, "reasoning": False}
     plain = {"object": "model", "created": 1_704_067_200, "owned_by": "synthgpt"}
