@@ -30,6 +30,7 @@ from ..journal import CallRecord
 from ..mock import MockGPT
 from ..rules.rule import Rule
 from .pacing import PacedStream, pacer
+from .responses import finish
 
 __all__ = ["DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo"]
 
@@ -201,7 +202,7 @@ class MemoMiddleware:
         fault = ending_fault(record.output.stream) if stream else None
 
         def ended(frames: int, cancelled: bool) -> None:
-            _finish(mock, record, None if cancelled else fault, cancelled, frames)
+            finish(mock, record, None if cancelled else fault, cancelled, frames)
 
         if entry.wire is not None:
             paced = PacedStream(entry.wire, raw_headers=entry.headers, on_end=ended)
@@ -216,13 +217,7 @@ class MemoMiddleware:
         if stream:
             ended(frames_in(entry.body), False)
         else:
-            _finish(mock, record, None, False, None)
-
-
-def _finish(mock: MockGPT, record: CallRecord, error: Any, cancelled: bool, frames: int | None) -> None:
-    from .routes import finish  # routes imports this module
-
-    finish(mock, record, error, cancelled, frames)
+            finish(mock, record, None)
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:

@@ -7,6 +7,7 @@ measured: the same request gets the same headers as well as the same body.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -17,6 +18,8 @@ from ..codec.base import WireCodec
 from ..codec.errors import error_headers
 from ..codec.openai_chat import openai_response_headers
 from ..errors import RequestError
+from ..journal import CallRecord
+from ..mock import FinishError, MockGPT
 from ..model import ErrorSpec
 from ..seeding import derive_seed, token_from_seed
 
@@ -25,6 +28,7 @@ __all__ = [
     "HasResponseHeaders",
     "codec_headers",
     "error_response",
+    "finish",
     "json_bytes",
     "json_response",
     "processing_ms",
@@ -32,6 +36,7 @@ __all__ = [
 ]
 
 _HEX = "0123456789abcdef"
+log = logging.getLogger("synthgpt.server")
 
 
 @runtime_checkable
@@ -127,3 +132,17 @@ class EventStreamBody(Response):
         finally:
             if self.on_end is not None:
                 self.on_end(0 if cancelled else self.frames, cancelled)
+
+
+def finish(
+    mock: MockGPT,
+    record: CallRecord | None,
+    error: FinishError,
+    cancelled: bool = False,
+    frames_sent: int | None = None,
+) -> None:
+    """`mock.finish(...)`, with a failing `on_finish` hook logged rather than turned into a 500."""
+    try:
+        mock.finish(record, error, cancelled, frames_sent=frames_sent)
+    except Exception:
+        log.exception("on_finish hook failed")

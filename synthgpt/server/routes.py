@@ -28,7 +28,7 @@ from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import ending_fault, plan_wire
 from ..errors import NoRuleMatched, RequestError, SynthGPTError
 from ..journal import CallRecord
-from ..mock import FinishError, MockGPT
+from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
 from .pacing import PacedStream, pacer
@@ -36,6 +36,7 @@ from .responses import (
     EventStreamBody,
     codec_headers,
     error_response,
+    finish,
     json_response,
     processing_ms,
     request_id,
@@ -195,20 +196,6 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         )  # fmt: skip
         memo.put(gen, key, entry)
     return response
-
-
-def finish(
-    mock: MockGPT,
-    record: CallRecord | None,
-    error: FinishError,
-    cancelled: bool = False,
-    frames_sent: int | None = None,
-) -> None:
-    """`mock.finish(...)`, with a failing `on_finish` hook logged rather than turned into a 500."""
-    try:
-        mock.finish(record, error, cancelled, frames_sent=frames_sent)
-    except Exception:
-        log.exception("on_finish hook failed")
 
 
 def finish_when_sent(mock: MockGPT, record: CallRecord, response: Response) -> None:

@@ -182,3 +182,18 @@ def test_the_sqlite_journal_records_the_hang_up(tmp_path: Path) -> None:
         again.close()
         mock.journal.close()  # type: ignore[attr-defined]
         http.close()
+
+
+def test_answers_replayed_from_the_memo_are_finished_too() -> None:
+    hook = Finishes()
+    mock = MockGPT(_rules(), on_finish=hook)
+    http = httpx2.Client(transport=InProcessTransport2(mock))
+    client = openai.OpenAI(api_key="k", base_url="http://synth.test/v1", max_retries=0, http_client=http)
+    for _ in range(4):
+        client.chat.completions.create(**_ask("hi"))
+        list(client.chat.completions.create(**_ask("hi"), stream=True))
+        list(client.chat.completions.create(**_ask("cut"), stream=True))
+    http.close()
+    assert hook.outcomes() == Counter({"done": 8, "fault": 4})
+    assert [r.frames_sent for r in mock.records if r.rule == "cut"] == [3, 3, 3, 3]
+    assert len({id(r) for r, _, _ in hook.calls}) == 12  # each call its own record, finished once
