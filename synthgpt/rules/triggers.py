@@ -198,17 +198,18 @@ def _clean(text: str) -> str:
 
 
 def without_triggers(req: ModelRequest) -> ModelRequest:
-    """`req` with every trigger taken out of its user messages: what generated content is drawn from.
+    """`req` with every trigger taken out of its messages: what generated content is drawn from.
 
     Triggers steer delivery; they are never part of what the user asked, so no answer, reasoning, summary
-    or tool argument may quote them. The request itself (its fingerprint, what matchers see) keeps them.
-    Returns `req` itself when no user message holds one (the common case costs a substring test each).
+    or tool argument may quote them, nor one that came back in a tool result or an earlier answer. The
+    request itself (its fingerprint, what matchers see) keeps them. Returns `req` itself when no message
+    holds one (the common case costs a substring test per message).
     """
-    if not any(m.role == "user" and "!MOCK_" in m.content for m in req.messages):
+    if not any("!MOCK_" in m.content for m in req.messages):
         return req
     msgs = []
     for m in req.messages:
-        if m.role == "user" and "!MOCK_" in m.content:
+        if "!MOCK_" in m.content:
             parts = tuple(
                 TextPart(text=_clean(p.text)) if isinstance(p, TextPart) else p for p in m.parts
             )

@@ -105,3 +105,19 @@ async def test_no_frame_of_any_api_carries_a_trigger(path: str, body: dict[str, 
     assert "MOCK" not in streamed.text and "DELAY" not in streamed.text
     assert "MOCK" not in whole.text and "DELAY" not in whole.text
     assert "thinking" in whole.text or "reasoning" in whole.text
+
+
+def test_a_trigger_echoed_back_in_a_tool_result_is_not_quoted() -> None:
+    mock = MockGPT(seed=0)
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    out = mock.generate({
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "look it up"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "high tide at 6 !MOCK_ERROR:500! pm"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}],
+    })  # fmt: skip
+    assert out.rule == "tool_results" and "high tide at 6 pm" in out.text
+    _assert_clean(out.text)
