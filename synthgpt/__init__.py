@@ -43,6 +43,7 @@ from .model import (
     ToolChoice,
     Usage,
 )
+from .profiles import ModelProfile
 from .rules import Rule, RuleSet, matchers
 from .rules.trace import RuleVerdict
 
@@ -67,6 +68,7 @@ __all__ = [
     "Message",
     "MockGPT",
     "ModelOutput",
+    "ModelProfile",
     "ModelRequest",
     "NoRuleMatched",
     "ReasoningPart",

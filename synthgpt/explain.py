@@ -101,14 +101,15 @@ def explain(
         tried = [f"{r.name}: {r.matcher!r}" for r in mock.rules]
         return Explanation(req, engine_seed, trace, None, NoRuleMatched(req.summary(), tried))
     try:
-        prompt_tokens, limit = mock.budget(req)
+        prompt_tokens, limit, thinks = mock.budget(req)
         rule = mock.rules[winner.rule]
         answer_seed = derive_seed(engine_seed, rule.name, req.fingerprint())
         clock = mock.clock
         peek = getattr(clock, "peek", None)
         now = float(peek() if callable(peek) else clock.now())
         drawn = with_seed(mock, engine_seed)._draw(
-            req, rule, answer_seed, now, dict(winner.captures), winner.call_index, prompt_tokens, limit
+            req, rule, answer_seed, now, dict(winner.captures), winner.call_index, prompt_tokens, limit,
+            thinks=thinks,
         )
     except SynthGPTError as exc:
         return Explanation(req, engine_seed, trace, None, exc)
