@@ -150,6 +150,7 @@ def test_the_journal_is_live_filterable_and_each_call_replays(page: Any, server:
     rows.nth(0).click()
     detail = page.locator("#j-detail")
     sync_api.expect(detail.locator("h2")).to_have_text("Call #1 · rule weather")
+    sync_api.expect(detail.locator("p.muted")).to_contain_text("outcome done (")
     frames = detail.locator(".frames tbody tr")
     sync_api.expect(frames.nth(1)).to_contain_text('{"content":"Sunn"}')
     sync_api.expect(frames.nth(1).locator("td").nth(2)).to_have_text("+3.0")  # the rule's interval

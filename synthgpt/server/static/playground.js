@@ -322,6 +322,9 @@ async function showCall(index) {
     el("h2", {}, "Call #" + body.index + " · rule " + body.rule),
     el("p", {class: "muted"}, body.api + " · " + body.model + " · answer seed " + body.seed + " · clock " +
       new Date(body.at * 1000).toISOString() + " · drawn in " + body.duration_ms.toFixed(2) + " ms" +
+      (body.outcome ? " · outcome " + body.outcome +
+        (body.frames_sent !== null && body.frames_sent !== undefined ? " (" + body.frames_sent + " frames sent)" : "")
+        : "") +
       (caps ? " · captures " + caps : "")),
     replay,
     el("h3", {}, "Request"), el("pre", {}, json(body.neutral)),
