@@ -3,9 +3,11 @@
 In order, first match wins:
   embeddings         an embeddings request: one vector per input
   triggers           `!MOCK_…!` markers in the last user message (see `triggers.py`)
-  structured_output  the request asks for JSON: a document valid against its schema
   tool_call          tools declared, choice not `none`, last message not a tool result (or a forced
-                     choice): a call of the named or first tool with schema-valid arguments
+                     choice, or a final-answer tool not yet called): a call that moves the loop on
+                     (`generators/tool_pick.py`) with schema-valid arguments
+  structured_output  the request asks for JSON: a document valid against its schema (or the JSON Schema
+                     its messages give), taking what the conversation says
   tool_results       the conversation ends with tool results: text quoting each result
   default            readable seeded text about the request
 Reasoning comes first in any answer when the request asks for it (the engine adds it).
@@ -21,9 +23,11 @@ from typing import Any
 
 from ..generators.core import DrawContext, Generator
 from ..generators.embedding import Embeddings
+from ..generators.prompt_schema import prompt_schema
 from ..generators.prose import Prose
 from ..generators.reply import Answer, ToolCallGen, to_choice
 from ..generators.structured import FromRequestSchema
+from ..generators.tool_pick import unfinished_final_tool
 from ..model import ModelRequest
 from ..tokens import count_tokens
 from .matchers import (
@@ -62,14 +66,19 @@ class ToolResultsText(Generator[str]):
 
 
 def _calls_a_tool() -> Matcher:
+    # A forced choice always calls (a tool that moves the loop on: see `tool_pick`); `auto` calls until
+    # the turn's tool results are in, then only a final-answer tool not yet called.
     forced = tool_choice("required") | tool_choice("named")
-    return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced)
+    final_pending = where(lambda r: unfinished_final_tool(r) is not None)
+    return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced | final_pending)
 
 
-# Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content.
+# Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content. Tools come before
+# structured output: a model first calls the tools it needs, then writes the document from their results;
+# a forced tool choice wins over a response schema.
 _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
-    ("structured_output", wants_schema(), FromRequestSchema()),
     ("tool_call", _calls_a_tool(), ToolCallGen()),
+    ("structured_output", wants_schema() | where(lambda r: prompt_schema(r) is not None), FromRequestSchema()),
     ("tool_results", has_tool_result(last=True), ToolResultsText()),
     ("default", always(), Prose()),
 )

@@ -67,8 +67,8 @@ def test_rules_are_in_the_documented_order() -> None:
         "embeddings_triggers",
         "embeddings",
         "triggers",
-        "structured_output",
         "tool_call",
+        "structured_output",
         "tool_results",
         "default",
     ]
