@@ -84,7 +84,8 @@ class FromRequestSchema(Generator[Any]):
 
                 doc = FromSchema(found.schema, self.overrides).draw(ctx)
             else:
-                doc = fill_from_conversation(compiled_schema(found.schema).draw(ctx), found.schema, ctx.request)
+                drawn = compiled_schema(found.schema).draw(ctx)
+                doc = fill_from_conversation(drawn, found.schema, ctx.request)
         except DrawError:  # a schema in prose is a hint, not a request field: no 400 for it
             return _GENERIC_OBJECT.draw(ctx)
         if found.fenced:

@@ -73,12 +73,16 @@ def _calls_a_tool() -> Matcher:
     return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced | final_pending)
 
 
+def _prompt_gives_schema(request: ModelRequest) -> bool:
+    return prompt_schema(request) is not None
+
+
 # Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content. Tools come before
 # structured output: a model first calls the tools it needs, then writes the document from their results;
 # a forced tool choice wins over a response schema.
 _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
     ("tool_call", _calls_a_tool(), ToolCallGen()),
-    ("structured_output", wants_schema() | where(lambda r: prompt_schema(r) is not None), FromRequestSchema()),
+    ("structured_output", wants_schema() | where(_prompt_gives_schema), FromRequestSchema()),
     ("tool_results", has_tool_result(last=True), ToolResultsText()),
     ("default", always(), Prose()),
 )

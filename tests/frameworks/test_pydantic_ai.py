@@ -80,11 +80,10 @@ def test_the_same_loop_on_messages_with_tool_choice_any() -> None:
     mock = MockGPT(seed=7, clock=fixed_clock(1_700_000_000))
     client = anthropic_client(mock)
     person = Person.model_json_schema()
+    by_name = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     tools: list[Any] = [
-        {"name": "lookup_age", "description": "How old a person is.",
-         "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}},
-        {"name": "home_city", "description": "Where a person lives.",
-         "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}},
+        {"name": "lookup_age", "description": "How old a person is.", "input_schema": by_name},
+        {"name": "home_city", "description": "Where a person lives.", "input_schema": by_name},
         {"name": "final_result", "description": "The final response which ends this conversation",
          "input_schema": person},
     ]  # fmt: skip
