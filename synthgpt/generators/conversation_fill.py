@@ -239,4 +239,16 @@ def fill_from_conversation(doc: Any, schema: Schema, request: ModelRequest, *, p
     place and query fields alone (tool arguments had `fill_from_request` already)."""
     if not isinstance(schema, dict):
         return doc
-    return _fill(doc, schema, schema, conversation_facts(request), request.last_user, 0, places)
+    return _fill(doc, schema, schema, conversation_facts(request), _user_words(request), 0, places)
+
+
+def _user_words(request: ModelRequest) -> str:
+    """The user messages since the assistant last spoke: a prompt may put the text in one message and
+    the instructions (instructor's `Mode.MD_JSON`) in the next."""
+    said: list[str] = []
+    for m in reversed(request.messages):
+        if m.role == "assistant":
+            break
+        if m.role == "user":
+            said.append(m.content)
+    return "\n".join(reversed(said)) if said else request.last_user
