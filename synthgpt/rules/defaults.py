@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import RequestError
 from ..generators.core import DrawContext, Generator
 from ..generators.embedding import Embeddings
 from ..generators.prompt_schema import prompt_schema
@@ -44,7 +45,13 @@ from .matchers import (
 from .rule import Rule, RuleSet
 from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers
 
-__all__ = ["EmbeddingsTriggerAnswer", "ToolResultsText", "TriggerAnswer", "default_rules"]
+__all__ = [
+    "ALLOW_UNDECLARED_HEADER",
+    "EmbeddingsTriggerAnswer",
+    "ToolResultsText",
+    "TriggerAnswer",
+    "default_rules",
+]
 
 _OPENERS = ("Here is what the tools returned.", "I checked with the tools.", "The results are in.")
 _CLOSERS = ("Let me know if you need anything else.", "I hope this helps.", "That should answer it.")
@@ -97,6 +104,24 @@ def _without_triggers(req: ModelRequest, text: str) -> ModelRequest:
     return req
 
 
+ALLOW_UNDECLARED_HEADER = "x-synthgpt-allow-undeclared-tools"
+
+
+def _check_declared(req: ModelRequest, names: list[str]) -> None:
+    """A forced call of a tool the request does not declare is one the client cannot run: a 400, unless
+    the `x-synthgpt-allow-undeclared-tools: 1` header opts in (a harness checking the call itself)."""
+    if req.header(ALLOW_UNDECLARED_HEADER) in ("1", "true", "yes"):
+        return
+    for name in names:
+        if req.tool(name) is None:
+            declared = ", ".join(t.name for t in req.tools) or "none"
+            raise RequestError(
+                f"!MOCK_TOOL_CALL:{name}! calls a tool the request does not declare (declared: {declared}). "
+                f"Declare it in `tools`, or send the header `{ALLOW_UNDECLARED_HEADER}: 1` to allow it.",
+                "tools",
+            )
+
+
 class TriggerAnswer(Generator[Answer]):
     """The answer for a message with triggers: the regular content, delivered as the triggers say."""
 
@@ -113,6 +138,7 @@ class TriggerAnswer(Generator[Answer]):
         # Tool triggers ask for calls once per turn: once results are back, the loop must be able to end.
         value: Any
         if trig.tool_calls and not req.tool_results:
+            _check_declared(req, [name for name, _ in trig.tool_calls])
             value = [ToolCallGen(name, args).draw(inner.fork(("trigger_call", i)))
                      for i, (name, args) in enumerate(trig.tool_calls)]  # fmt: skip
         elif trig.parallel_tool_calls and req.tools and not req.tool_results:

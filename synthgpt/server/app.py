@@ -22,6 +22,7 @@ from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
+from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
 from .responses import error_response, request_id
@@ -30,7 +31,7 @@ from .routes import API_ROUTES, ApiRoute, api_endpoint
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-_AZURE_PREFIXES = ("/openai", "/openai/v1")  # `AzureOpenAI(api_version=…)` and the v1 surface
+_AZURE_PREFIXES = ("/openai", "/openai/v1", "/api/projects/{project}/openai/v1")  # + AI Foundry projects
 
 log = logging.getLogger("synthgpt.server")
 
@@ -71,6 +72,7 @@ def create_app(
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
         *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
+        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),

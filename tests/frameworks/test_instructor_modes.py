@@ -52,7 +52,7 @@ def test_mode_json_schema_in_the_system_message() -> None:
 
 
 def test_mode_md_json_answers_in_a_fenced_block() -> None:
-    mock, client = _client()
+    _, client = _client()
     system = (
         "As a genius expert, your task is to understand the content and provide\n"
         "the parsed objects in json that match the following json_schema:\n\n"
@@ -64,10 +64,12 @@ def test_mode_md_json_answers_in_a_fenced_block() -> None:
         messages=[
             {"role": "system", "content": system},
             {"role": "user", "content": TEXT},
-            {"role": "user", "content": "Return the correct JSON response within a ```json codeblock. not the "
-             "JSON_SCHEMA"},
+            {
+                "role": "user",
+                "content": "Return the correct JSON response within a ```json codeblock. not the JSON_SCHEMA",
+            },
         ],
-    )  # fmt: skip
+    )
     content = reply.choices[0].message.content
     found = re.fullmatch(r"```json\n(.*)\n```", content, re.DOTALL)
     assert found, content
@@ -84,23 +86,30 @@ def test_a_schema_quoted_without_asking_for_json_is_not_an_order() -> None:
 
 
 def test_mode_responses_tools_named_choice_wins_over_text_format() -> None:
-    mock, client = _client()
+    _, client = _client()
     strict = {**SCHEMA, "additionalProperties": False}
     reply = client.responses.create(  # type: ignore[attr-defined]
         model="gpt-4o",
         input=[{"role": "user", "content": TEXT}],
         text={"format": {"type": "json_schema", "name": "Person", "schema": strict, "strict": True}},
-        tools=[{"type": "function", "name": "Person", "description": "Correctly extracted `Person`",
-                "parameters": strict, "strict": True}],
+        tools=[
+            {
+                "type": "function",
+                "name": "Person",
+                "description": "Correctly extracted `Person`",
+                "parameters": strict,
+                "strict": True,
+            }
+        ],
         tool_choice={"type": "function", "name": "Person"},
-    )  # fmt: skip
+    )
     calls = [item for item in reply.output if item.type == "function_call"]
     assert [c.name for c in calls] == ["Person"]
     assert json.loads(calls[0].arguments) == {"name": "Jason", "age": 25}
 
 
 def test_chat_required_choice_wins_over_response_format() -> None:
-    mock, client = _client()
+    _, client = _client()
     strict = {**SCHEMA, "additionalProperties": False}
     reply = client.chat.completions.create(  # type: ignore[attr-defined]
         model="gpt-4o",
