@@ -344,8 +344,20 @@ def _apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:
                 parts.append(p.model_copy(update={"text": text}))
             if did:
                 break
+        elif isinstance(p, ToolCallPart):
+            # a call costs what usage counts for it (name + arguments); one that does not fit is cut like
+            # text, as the real APIs do: its arguments end mid-JSON and the answer finishes with `length`
+            name_tokens = count_tokens(p.name)
+            args, used, did = cut_to_tokens(p.arguments, max(0, budget - name_tokens))
+            name_fits = budget >= name_tokens
+            budget -= name_tokens + used
+            if did:
+                was_cut = True
+                if name_fits:  # the call began: the part of its arguments written so far
+                    parts.append(p.model_copy(update={"arguments": args}))
+                break
+            parts.append(p)
         else:
-            budget -= count_tokens(p.arguments) if isinstance(p, ToolCallPart) else 0
             parts.append(p)
     if cut is not None and not was_cut:
         was_cut = True  # the fault asks for `length` even when the text happened to fit

@@ -195,8 +195,8 @@ def _tool_input(arguments: str) -> tuple[dict[str, Any], str]:
     """The tool input object and the JSON text streamed for it; Anthropic inputs are always objects."""
     try:
         value = json.loads(arguments)
-    except ValueError:
-        value = {"raw": arguments}
+    except ValueError:  # a call cut by max_tokens: its input so far is streamed, the block holds none
+        return {}, arguments
     if isinstance(value, dict):
         return value, arguments
     wrapped = {"value": value}

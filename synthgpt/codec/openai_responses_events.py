@@ -76,7 +76,9 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     events.append({"type": "response.in_progress", "response": shell})
     finished = []
     for index, item in enumerate(items):
-        if item["type"] == "message" and status == "incomplete":
+        # a cut answer's messages are incomplete, and so is a function call the token limit cut (the last)
+        last_call = item["type"] == "function_call" and index == len(items) - 1
+        if status == "incomplete" and (item["type"] == "message" or last_call):
             item["status"] = "incomplete"
         events.extend(_item_events(item, index, output.stream.chunk_chars))
         finished.append(item)
