@@ -17,6 +17,7 @@ from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
 from .common import check_schema, type_error
 from .errors import unsupported_custom_tool
+from .openai_responses_hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
 
@@ -335,8 +336,13 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
         "max_output_tokens": max_out,
         "parallel_tool_calls": True if parallel is None else parallel,
         "stream": bool(stream),
-        "extra": {k: body[k] for k in ECHOED if k in body},
+        "extra": {k: body[k] for k in ECHOED if k in body} | _hosted(body.get("tools")),
     }
+
+
+def _hosted(tools: Any) -> dict[str, Any]:
+    kinds = hosted_tools(tools)
+    return {HOSTED_EXTRA: kinds} if kinds else {}
 
 
 def conversation_messages(messages: tuple[Message, ...], has_instructions: bool) -> tuple[Message, ...]:
