@@ -1,9 +1,9 @@
-"""The requests instructor's modes send, through the official openai SDK against the built-in rules.
+"""The requests instructor's modes send, through the official openai SDK, in process.
 
-instructor 1.17 pins `jiter<0.15` while the openai SDK 3.x of the dev extra needs `jiter>=0.16`, so it
-cannot be installed beside it; these tests send what its modes send (read from instructor's source: the
-system prompt of `Mode.JSON`, the code-block request of `Mode.MD_JSON`, the tool choice of
-`Mode.RESPONSES_TOOLS`) and parse the answers the way it does.
+instructor itself runs in its own virtualenv (`test_instructor.py`: it pins `jiter<0.15`, which the
+openai SDK 3.x of the dev extra cannot share); these quick checks send what its modes send (the system
+prompt of `Mode.JSON`, the code-block request of `Mode.MD_JSON`, the tool choice of `Mode.RESPONSES_TOOLS`)
+and pin the exact documents.
 """
 
 from __future__ import annotations
