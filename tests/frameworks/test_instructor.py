@@ -26,7 +26,8 @@ def _venv() -> Path:
     if not stamp.exists() or stamp.read_text() != wanted:
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True, timeout=120)
         pip = [str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-        subprocess.run([*pip, "-r", str(HERE / "requirements.txt")], check=True, timeout=600, capture_output=True)
+        wants = ["-r", str(HERE / "requirements.txt")]
+        subprocess.run([*pip, *wants], check=True, timeout=600, capture_output=True)
         stamp.write_text(wanted)
     return PYTHON
 

@@ -19,15 +19,16 @@ class Person(BaseModel):
 url = sys.argv[1]
 TEXT = "Extract: Jason is 25 years old."
 for mode in ("TOOLS", "JSON", "MD_JSON", "JSON_SCHEMA", "RESPONSES_TOOLS"):
-    client = instructor.from_openai(OpenAI(base_url=url + "/v1", api_key="k"), mode=getattr(instructor.Mode, mode))
+    openai = OpenAI(base_url=url + "/v1", api_key="k")
+    client = instructor.from_openai(openai, mode=getattr(instructor.Mode, mode))
     try:
         if mode == "RESPONSES_TOOLS":
-            person = client.responses.create(
-                model="gpt-4o", response_model=Person, input=[{"role": "user", "content": TEXT}], max_retries=1
-            )
+            asked = [{"role": "user", "content": TEXT}]
+            person = client.responses.create(model="gpt-4o", response_model=Person, input=asked, max_retries=1)
         else:
+            asked = [{"role": "user", "content": TEXT}]
             person = client.chat.completions.create(
-                model="gpt-4o", response_model=Person, messages=[{"role": "user", "content": TEXT}], max_retries=1
+                model="gpt-4o", response_model=Person, messages=asked, max_retries=1
             )
         print(json.dumps({"mode": mode, "person": person.model_dump()}))
     except Exception as exc:  # reported, so the test shows which mode failed and why
