@@ -22,11 +22,12 @@ for mode in ("TOOLS", "JSON", "MD_JSON", "JSON_SCHEMA", "RESPONSES_TOOLS"):
     openai = OpenAI(base_url=url + "/v1", api_key="k")
     client = instructor.from_openai(openai, mode=getattr(instructor.Mode, mode))
     try:
+        asked = [{"role": "user", "content": TEXT}]
         if mode == "RESPONSES_TOOLS":
-            asked = [{"role": "user", "content": TEXT}]
-            person = client.responses.create(model="gpt-4o", response_model=Person, input=asked, max_retries=1)
+            person = client.responses.create(
+                model="gpt-4o", response_model=Person, input=asked, max_retries=1
+            )
         else:
-            asked = [{"role": "user", "content": TEXT}]
             person = client.chat.completions.create(
                 model="gpt-4o", response_model=Person, messages=asked, max_retries=1
             )
