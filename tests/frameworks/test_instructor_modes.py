@@ -26,6 +26,13 @@ class Person(BaseModel):
 
 SCHEMA = Person.model_json_schema()
 TEXT = "Extract: Jason is 25 years old."
+# the system prompt of instructor's Mode.JSON and Mode.MD_JSON
+SYSTEM = (
+    "As a genius expert, your task is to understand the content and provide\n"
+    "the parsed objects in json that match the following json_schema:\n\n"
+    f"{json.dumps(SCHEMA, indent=2)}\n\n"
+    "Make sure to return an instance of the JSON, not the schema itself"
+)
 
 
 def _client() -> tuple[MockGPT, object]:
@@ -35,16 +42,10 @@ def _client() -> tuple[MockGPT, object]:
 
 def test_mode_json_schema_in_the_system_message() -> None:
     mock, client = _client()
-    system = (
-        "As a genius expert, your task is to understand the content and provide\n"
-        "the parsed objects in json that match the following json_schema:\n\n"
-        f"{json.dumps(SCHEMA, indent=2)}\n\n"
-        "Make sure to return an instance of the JSON, not the schema itself"
-    )
     reply = client.chat.completions.create(  # type: ignore[attr-defined]
         model="gpt-4o",
         response_format={"type": "json_object"},
-        messages=[{"role": "system", "content": system}, {"role": "user", "content": TEXT}],
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": TEXT}],
     )
     assert mock.records[-1].rule == "structured_output"
     person = Person.model_validate_json(reply.choices[0].message.content)
@@ -53,16 +54,10 @@ def test_mode_json_schema_in_the_system_message() -> None:
 
 def test_mode_md_json_answers_in_a_fenced_block() -> None:
     _, client = _client()
-    system = (
-        "As a genius expert, your task is to understand the content and provide\n"
-        "the parsed objects in json that match the following json_schema:\n\n"
-        f"{json.dumps(SCHEMA, indent=2)}\n\n"
-        "Make sure to return an instance of the JSON, not the schema itself"
-    )
     reply = client.chat.completions.create(  # type: ignore[attr-defined]
         model="gpt-4o",
         messages=[
-            {"role": "system", "content": system},
+            {"role": "system", "content": SYSTEM},
             {"role": "user", "content": TEXT},
             {
                 "role": "user",
