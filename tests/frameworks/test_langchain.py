@@ -35,7 +35,8 @@ def _mock() -> MockGPT:
 
 def _openai(base_url: str) -> ChatOpenAI:
     # an own httpx client, closed by the test: LangChain's shared default client would outlive the server
-    return ChatOpenAI(model="gpt-4o", base_url=base_url, api_key="k", max_retries=0, http_client=httpx.Client())
+    client = httpx.Client()
+    return ChatOpenAI(model="gpt-4o", base_url=base_url, api_key="k", max_retries=0, http_client=client)
 
 
 def test_tools_then_structured_output_from_their_results() -> None:
