@@ -24,7 +24,7 @@ from .errors import (
 )
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
-from .journal_sqlite import SQLiteJournal
+from .journal.sqlite import SQLiteJournal
 from .mock import MockGPT
 from .model import (
     Choice,
@@ -42,6 +42,7 @@ from .model import (
     ToolChoice,
     Usage,
 )
+from .profiles import ModelProfile
 from .rules import Rule, RuleSet, matchers
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ __all__ = [
     "Message",
     "MockGPT",
     "ModelOutput",
+    "ModelProfile",
     "ModelRequest",
     "NoRuleMatched",
     "ReasoningPart",

@@ -36,7 +36,7 @@ from .base import Frame
 from .chat_reasoning import shows_reasoning
 from .errors import openai_error_body
 from .openai_chat_request import decode_chat_request
-from .sse import chunk_text
+from .sse import chunk_text, text_deltas
 
 __all__ = [
     "ChatCodec",
@@ -67,6 +67,8 @@ def delta_json(delta: dict[str, Any]) -> str:
 
 
 def completion_id(output: ModelOutput) -> str:
+    if output.stream.id is not None:  # pinned by the rule
+        return output.stream.id
     return "chatcmpl-" + token_from_seed(derive_seed(output.id_seed, "chatcmpl"), 29)
 
 
@@ -317,7 +319,11 @@ class ChatCodec:
                     *(
                         f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
                         for d in choice_deltas(
-                            choice, output.stream.chunk_chars, legacy=legacy, reasoning=shown
+                            choice,
+                            output.stream.chunk_chars,
+                            pieces=text_deltas(choice.text, output.stream) if output.stream.deltas else None,
+                            legacy=legacy,
+                            reasoning=shown,
                         )
                     ),
                     _finish_chunk(i, choice, legacy),

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NoRuleMatched, RuleError, UnknownNameError
+from ..errors import NoRuleMatched, RuleError, UnknownRuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
+from ..profiles import ModelProfile, as_profiles
 from .matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class Rule:
     ) -> None:
         if not isinstance(name, str) or not name:
             raise RuleError("a rule needs a non-empty name")
-        if answer is None and error is None:
+        if answer is None and error is None and not _has_deltas(stream):
             raise RuleError(f"rule {name!r}: give an answer (a generator or a value) or an error")
         if isinstance(answer, Matcher):
             raise RuleError(
@@ -153,23 +154,16 @@ class Resolved:
     call_index: int
 
 
-class UnknownRuleError(UnknownNameError, KeyError):
-    """`rules["name"]` names no rule: the message suggests the closest name. Still a KeyError, as a
-    mapping's missing key is."""
-
-    __str__ = BaseException.__str__  # KeyError's own would print the message quoted, as a repr
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__("rule", name, known)
-
-
 class RuleSet:
     """An ordered list of rules: the first whose matcher matches (and has calls left) answers."""
 
-    def __init__(self, rules: Iterable[Rule] = (), *, models: Sequence[str] = ()) -> None:
+    def __init__(
+        self, rules: Iterable[Rule] = (), *, models: Sequence[str | ModelProfile | Mapping[str, Any]] = ()
+    ) -> None:
         self.rules: list[Rule] = []
-        self.models = tuple(models)
-        """Model names the rules serve; empty means any model is accepted."""
+        self.models, self.profiles = as_profiles(models)
+        """Model names the rules serve (empty: any model is accepted), and the profiles among them
+        (`ModelProfile`: context window, maximum output, reasoning by default)."""
         for r in rules:
             self.add(r)
 
@@ -220,3 +214,9 @@ class RuleSet:
 
 # Choice is re-exported so `Rule("x", m.always(), Choice(...))` reads naturally with one import.
 __all__ += ["Answer", "Choice"]
+
+
+def _has_deltas(stream: object) -> bool:
+    """A stream plan with explicit deltas is an answer by itself: they are its text."""
+    deltas = stream.get("deltas") if isinstance(stream, dict) else getattr(stream, "deltas", None)
+    return deltas is not None

@@ -37,6 +37,8 @@ def record_json(record: CallRecord) -> dict[str, Any]:
         "model": record.model,
         "seed": record.seed,
         "at": record.at,
+        "outcome": record.outcome,
+        "frames_sent": record.frames_sent,
         "request": {
             "summary": req.summary(),
             "last_user": req.last_user,
@@ -56,8 +58,8 @@ async def healthz(request: Request) -> Response:
 
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
-    see `synthgpt.journal_query`."""
-    from ..journal_query import CallQuery, QueryError, records_jsonl
+    see `synthgpt.journal.query`."""
+    from ..journal.query import CallQuery, QueryError, records_jsonl
 
     mock: MockGPT = request.app.state.mock
     try:
