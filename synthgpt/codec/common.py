@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from ..errors import RequestError
@@ -15,7 +14,6 @@ __all__ = [
     "dumps",
     "json_type_name",
     "parse_json_body",
-    "private_headers",
     "type_error",
 ]
 
@@ -23,8 +21,6 @@ MAX_JSON_DEPTH = 128
 """How deeply a request body may nest arrays and objects. Far more than any real request needs, and far
 enough under what the request model can serialize (pydantic stops near 255) and what the recursive
 schema and template code can walk, that a deep body is refused up front instead of failing mid-answer."""
-
-_PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
 
 
 def json_type_name(value: Any) -> str:
@@ -148,8 +144,3 @@ def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool
             param,
             code="invalid_function_parameters" if tool else None,
         ) from None
-
-
-def private_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """Request headers worth recording in the journal: lower-cased, credentials left out."""
-    return tuple((k.lower(), v) for k, v in headers.items() if k.lower() not in _PRIVATE_HEADERS)

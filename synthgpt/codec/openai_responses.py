@@ -19,7 +19,8 @@ from typing import Any
 from ..errors import RequestError
 from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
+from .headers import journal_headers
 from .errors import openai_error_body
 from .openai_chat import openai_response_headers
 from .openai_responses_events import (
@@ -90,7 +91,7 @@ class ResponsesCodec:
                 "Invalid 'input': the conversation has no messages.", "input", code="empty_array"
             )
         return ModelRequest(
-            api="responses", model=model, messages=messages, headers=private_headers(headers), **settings
+            api="responses", model=model, messages=messages, headers=journal_headers(headers), **settings
         )
 
     # ------------------------------------------------------------------------------------------- encode
