@@ -24,8 +24,8 @@ from ..seeding import derive_seed, token_from_seed
 from .anthropic_messages_input import decode_messages_request
 from .base import Frame
 from .common import dumps
-from .headers import journal_headers
 from .errors import restate_default
+from .headers import journal_headers
 from .sse import chunk_text
 
 __all__ = [

@@ -20,8 +20,8 @@ from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..tokens import count_tokens
 from .base import Frame
 from .common import dumps
-from .headers import journal_headers
 from .errors import openai_error_body
+from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_input import type_error
 

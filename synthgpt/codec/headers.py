@@ -13,16 +13,18 @@ from collections.abc import Iterable, Mapping
 
 __all__ = ["CREDENTIAL_HEADERS", "is_credential", "journal_headers"]
 
-CREDENTIAL_HEADERS = frozenset({
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "api-key",  # Azure OpenAI
-    "x-api-key",  # Anthropic
-    "x-goog-api-key",
-    "ocp-apim-subscription-key",  # Azure API Management in front of Azure OpenAI
-    "x-amz-security-token",
-})
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "api-key",  # Azure OpenAI
+        "x-api-key",  # Anthropic
+        "x-goog-api-key",
+        "ocp-apim-subscription-key",  # Azure API Management in front of Azure OpenAI
+        "x-amz-security-token",
+    }
+)
 """Header names (lower case) that carry credentials in the APIs synthgpt serves and their gateways."""
 
 _CREDENTIAL_WORDS = ("api-key", "apikey", "token", "secret", "password", "session", "credential")

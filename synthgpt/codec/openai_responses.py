@@ -20,8 +20,8 @@ from ..errors import RequestError
 from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
 from .base import Frame
 from .common import dumps
-from .headers import journal_headers
 from .errors import openai_error_body
+from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_events import (
     UNKNOWN_ITEM_TYPE,

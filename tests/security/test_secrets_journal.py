@@ -31,13 +31,19 @@ CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
 BODIES: dict[str, dict[str, Any]] = {
     "chat": CHAT,
     "responses": {"model": "gpt-4o", "input": "hi"},
-    "messages": {"model": "claude-sonnet-4-5", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]},
+    "messages": {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": "hi"}],
+    },
     "embeddings": {"model": "text-embedding-3-small", "input": "hi"},
 }
 
 
 def _url(path: str) -> str:
-    return path.replace("{deployment}", "dep") + ("?api-version=2024-10-21" if path.startswith("/openai") else "")
+    return path.replace("{deployment}", "dep") + (
+        "?api-version=2024-10-21" if path.startswith("/openai") else ""
+    )
 
 
 def _api(path: str) -> str:
