@@ -85,7 +85,7 @@ def file_stem(line: int, raw: str, api: str, stream: bool, width: int = 4) -> st
 
 
 def _json_bytes(body: Any) -> bytes:
-    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
+    return (json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
 def render_requests(

@@ -45,7 +45,8 @@ class HasResponseHeaders(Protocol):
     def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]: ...
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+# json.dumps builds one per call; NaN and infinities are not JSON: writing one is a bug, said as a ValueError
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def json_bytes(value: Any) -> bytes:
