@@ -34,7 +34,9 @@ def rule_file(n: int) -> str:
         elif kind == 1:
             match = f'{{all: [{{model: gpt-4o}}, {{last_user: {{contains: "subject {i}"}}}}]}}'
         elif kind == 2:
-            match = f'{{any: [{{last_user: {{contains: "alpha {i}"}}}}, {{last_user: {{contains: "beta {i}"}}}}]}}'
+            alpha = f'{{last_user: {{contains: "alpha {i}"}}}}'
+            beta = f'{{last_user: {{contains: "beta {i}"}}}}'
+            match = f"{{any: [{alpha}, {beta}]}}"
         else:
             match = f'{{last_user: {{regex: "^question {i}$"}}}}'
         times = "\n    times: 3" if i % 50 == 0 else ""
