@@ -2,7 +2,8 @@
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
-                   [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
+                   [--watch] [--journal-size N] [--journal-bytes N] [--journal PATH.sqlite]
+                   [--memo-entries N]
                    [--admin-token TOKEN | --no-admin] [--allowed-hosts H,…]
                    [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
                    [--access-log] [--log-level LEVEL]
@@ -109,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
     serve.add_argument("--journal-size", type=_non_negative, default=1000,
                        help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
+    serve.add_argument("--journal-bytes", type=_positive, default=64 * 1024 * 1024, metavar="N",
+                       help="bytes of memory the journal may hold, the oldest calls going first "
+                            "(default: 64 MiB)")  # fmt: skip
     serve.add_argument("--journal", default=None, metavar="PATH.sqlite",
                        help="keep the journal in this SQLite file, shared by all workers")  # fmt: skip
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
@@ -166,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_body_bytes=args.max_body_bytes,
         watch=args.watch,
         journal_size=args.journal_size,
+        journal_bytes=args.journal_bytes,
         journal=args.journal,
         access_log=args.access_log,
         log_level=args.log_level,

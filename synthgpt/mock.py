@@ -12,7 +12,7 @@ from .errors import ContextWindowExceeded, DrawError, SynthGPTError
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallRecord, Journal, PackedRecord
+from .journal import DEFAULT_JOURNAL_BYTES, CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -38,6 +38,7 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        journal_bytes: int = DEFAULT_JOURNAL_BYTES,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -50,7 +51,7 @@ class MockGPT:
             )
         self.clock: Clock = clock or FixedClock()
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
-        self.journal = Journal(journal_size)
+        self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
 
     @property

@@ -23,6 +23,7 @@ from starlette.applications import Starlette
 
 from ..clock import Clock, FixedClock, parse_clock
 from ..codec.sse import StreamAborted
+from ..journal import DEFAULT_JOURNAL_BYTES
 from ..mock import MockGPT
 from ..rules.rule import RuleSet
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
@@ -66,6 +67,8 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     watch: bool = False
     journal_size: int = 1000
+    journal_bytes: int = DEFAULT_JOURNAL_BYTES
+    """Memory the in-memory journal may hold (and each rule's call history, `KEEP_CALLS_BYTES` at most)."""
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal_sqlite`); None: each worker's own memory."""
     access_log: bool = False
@@ -120,9 +123,10 @@ def build_mock(config: ServeConfig) -> MockGPT:
     if config.rule_files:
         loaded = _load(config.rule_files)
         _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
-        mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
+        mock = loaded.mock(seed, clock, journal_size=config.journal_size, journal_bytes=config.journal_bytes)
     else:
-        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size,
+                       journal_bytes=config.journal_bytes)  # fmt: skip
     if config.journal is not None:
         from ..journal_sqlite import SQLiteJournal
 
