@@ -11,8 +11,9 @@ open for load balancers and orchestrators.
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -20,6 +21,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..journal import CallRecord
 from ..mock import MockGPT
 from .responses import json_response
+
+if TYPE_CHECKING:
+    from ..journal_query import CallQuery
 
 __all__ = [
     "ADMIN_PREFIX",
@@ -73,8 +77,9 @@ async def healthz(request: Request) -> Response:
 
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
-    see `synthgpt.journal_query`."""
-    from ..journal_query import CallQuery, QueryError, records_jsonl
+    see `synthgpt.journal_query`. Built in a worker thread: reading and encoding a thousand records takes
+    a few hundred ms, which must not hold up every other request (and /healthz) on the event loop."""
+    from ..journal_query import CallQuery, QueryError
 
     mock: MockGPT = request.app.state.mock
     try:
@@ -82,8 +87,14 @@ async def list_calls(request: Request) -> Response:
     except QueryError as exc:
         error = {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": None}
         return json_response({"error": error}, 400)
+    return await run_in_threadpool(_calls_page, query, mock, request.url.path)
+
+
+def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
+    from ..journal_query import records_jsonl
+
     records, total = query.run(mock.journal)
-    headers = query.headers(total, request.url.path)
+    headers = query.headers(total, path)
     if query.format == "jsonl":
         return Response(records_jsonl(records), media_type="application/x-ndjson", headers=headers)
     return json_response([record_json(r) for r in records], headers=headers)
