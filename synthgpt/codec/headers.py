@@ -38,7 +38,25 @@ def is_credential(name: str) -> bool:
     return lname in CREDENTIAL_HEADERS or any(word in lname for word in _CREDENTIAL_WORDS)
 
 
+_KEPT: dict[str, str | None] = {}
+"""Header name as sent -> the lower-cased name to keep, or None for a credential. Every request sends the
+same dozen names, so each is judged once (a bounded cache: a client inventing names cannot grow it)."""
+_KEPT_MAX = 4096
+
+
 def journal_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """Request headers as a `ModelRequest` keeps them: names lower-cased, credentials left out."""
     items = headers.items() if isinstance(headers, Mapping) else headers
-    return tuple((k.lower(), v) for k, v in items if not is_credential(k))
+    kept = _KEPT
+    out = []
+    for k, v in items:
+        try:
+            name = kept[k]
+        except KeyError:
+            name = None if is_credential(k) else k.lower()
+            if len(kept) >= _KEPT_MAX:
+                kept.clear()
+            kept[k] = name
+        if name is not None:
+            out.append((name, v))
+    return tuple(out)

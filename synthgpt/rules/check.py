@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .loader import LoadedRules, load_report
-from .matchers import All, Any_, Matcher
+from .matchers import All, Always, Any_, Matcher
 from .rule import Rule
 
 __all__ = ["Finding", "check_files", "implies", "lint", "main"]
@@ -64,7 +64,7 @@ def lint(loaded: LoadedRules) -> list[Finding]:
         if _is_always(earlier.matcher):
             continue  # reported once, at the catch-all itself (below)
         where = loaded.origins[earlier.name]
-        if repr(rule.matcher) == repr(earlier.matcher):
+        if rule.matcher == earlier.matcher:
             why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
         else:
             why = (f"every request it matches is taken first by rule {earlier.name!r} ({where}), "
@@ -90,20 +90,21 @@ def _first_hiding(rules: Sequence[Rule]) -> list[int | None]:
     """For each rule, the first earlier rule without `times` whose matcher it implies (None: no such rule).
 
     Asking `implies` of every earlier rule made linting quadratic (20,000 rules: minutes). `implies(a, b)`
-    only ever succeeds on a pair of sub-matchers with the same text (or on `always()`), where the one of
+    only ever succeeds on a pair of equal sub-matchers (or on `always()`), where the one of
     `a` is `a` or one of its `all`/`any` parts, at any depth, and the one of `b` is reached from `b` through
     every branch of an `any` but only one part of an `all` (all of them must hold, so any one of them must
-    be implied). So each earlier rule is filed under those texts, its *anchors*, choosing for each `all`
-    the part whose anchors are rarest; a rule asks `implies` only of the earlier rules filed under the
-    texts of its own sub-matchers. Same answers, a handful of comparisons per rule.
+    be implied). So each earlier rule is filed under those sub-matchers (matchers compare and hash by
+    value), its *anchors*, choosing for each `all` the part whose anchors are rarest; a rule asks `implies`
+    only of the earlier rules filed under its own sub-matchers. Same answers, a handful of comparisons per
+    rule.
     """
-    texts: dict[int, str] = {}
+    keys: dict[int, tuple[object, ...]] = {}
 
-    def text(m: Matcher) -> str:
-        t = texts.get(id(m))
-        if t is None:
-            t = texts[id(m)] = repr(m)
-        return t
+    def text(m: Matcher) -> tuple[object, ...]:
+        k = keys.get(id(m))
+        if k is None:
+            k = keys[id(m)] = m.identity
+        return k
 
     def nodes(m: Matcher) -> list[Matcher]:
         found, todo = [], [m]
@@ -116,7 +117,7 @@ def _first_hiding(rules: Sequence[Rule]) -> list[int | None]:
 
     counts = Counter(text(n) for r in rules for n in nodes(r.matcher))
 
-    def anchors(m: Matcher) -> set[str] | None:  # None: may be implied by anything (`always()` inside)
+    def anchors(m: Matcher) -> set[tuple[object, ...]] | None:  # None: any rule may imply it (`always()`)
         if _is_always(m):
             return None
         if isinstance(m, All):
@@ -134,7 +135,7 @@ def _first_hiding(rules: Sequence[Rule]) -> list[int | None]:
             return found
         return {text(m)}
 
-    filed: dict[str, list[int]] = {}
+    filed: dict[tuple[object, ...], list[int]] = {}
     anywhere: list[int] = []  # earlier rules every rule must ask
     hiding: list[int | None] = []
     for i, rule in enumerate(rules):
@@ -159,12 +160,12 @@ def _first_hiding(rules: Sequence[Rule]) -> list[int | None]:
 
 
 def _is_always(m: Matcher) -> bool:
-    return repr(m) == "always()"
+    return isinstance(m, Always)
 
 
 def implies(a: Matcher, b: Matcher) -> bool:
     """Whether every request `a` matches is sure to match `b`, judged from the structure only."""
-    if _is_always(b) or repr(a) == repr(b):
+    if _is_always(b) or a == b:
         return True
     if isinstance(b, All):
         return all(implies(a, p) for p in b.parts)

@@ -23,7 +23,7 @@ from ..mock import MockGPT
 from .responses import json_response
 
 if TYPE_CHECKING:
-    from ..journal_query import CallQuery
+    from ..journal.query import CallQuery
 
 __all__ = [
     "ADMIN_PREFIX",
@@ -77,9 +77,9 @@ async def healthz(request: Request) -> Response:
 
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
-    see `synthgpt.journal_query`. Built in a worker thread: reading and encoding a thousand records takes
+    see `synthgpt.journal.query`. Built in a worker thread: reading and encoding a thousand records takes
     a few hundred ms, which must not hold up every other request (and /healthz) on the event loop."""
-    from ..journal_query import CallQuery, QueryError
+    from ..journal.query import CallQuery, QueryError
 
     mock: MockGPT = request.app.state.mock
     try:
@@ -91,7 +91,7 @@ async def list_calls(request: Request) -> Response:
 
 
 def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
-    from ..journal_query import records_jsonl
+    from ..journal.query import records_jsonl
 
     records, total = query.run(mock.journal)
     headers = query.headers(total, path)

@@ -12,7 +12,7 @@ import pytest
 
 from synthgpt import MockGPT
 from synthgpt.codec.headers import is_credential, journal_headers
-from synthgpt.journal_sqlite import SQLiteJournal
+from synthgpt.journal.sqlite import SQLiteJournal
 from synthgpt.server.routes import API_ROUTES
 from synthgpt.testing import InProcessTransport2
 
