@@ -3,7 +3,7 @@
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
                    [--watch] [--journal-size N] [--journal-bytes N] [--journal PATH.sqlite]
-                   [--memo-entries N]
+                   [--memo-entries N] [--context-window N]
                    [--admin-token TOKEN | --no-admin] [--allowed-hosts H,…]
                    [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
                    [--access-log] [--log-level LEVEL]
@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
+                       help="tokens every model's prompt and answer share (a rule file's model profiles "
+                            "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
                        help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
@@ -172,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         journal_size=args.journal_size,
         journal_bytes=args.journal_bytes,
         journal=args.journal,
+        context_window=args.context_window,
         access_log=args.access_log,
         log_level=args.log_level,
         admin=not args.no_admin,

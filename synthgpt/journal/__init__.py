@@ -14,7 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from .memory import DEFAULT_JOURNAL_BYTES, KEEP_LIVE, CallRecord, Journal, PackedRecord, record_bytes, unpack
+from .memory import (
+    DEFAULT_JOURNAL_BYTES,
+    KEEP_LIVE,
+    CallRecord,
+    Delivery,
+    Journal,
+    Outcome,
+    PackedRecord,
+    record_bytes,
+    unpack,
+)
 from .sqlite import SQLiteJournal, record_from_dict, record_to_dict
 
 __all__ = [
@@ -22,8 +32,10 @@ __all__ = [
     "KEEP_LIVE",
     "CallJournal",
     "CallRecord",
+    "Delivery",
     "Journal",
     "MemoryJournal",
+    "Outcome",
     "PackedRecord",
     "SQLiteJournal",
     "record_bytes",
@@ -62,6 +74,10 @@ class CallJournal(Protocol):
 
     def clear(self) -> None:
         """Forget every record; `total` (and so the next index) is kept."""
+        ...
+
+    def finished(self, record: CallRecord) -> None:
+        """`record`'s call has ended (`record.delivery` says how): a store keeping copies updates its own."""
         ...
 
     @property

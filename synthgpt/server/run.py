@@ -67,6 +67,8 @@ class ServeConfig:
     """Memory the in-memory journal may hold (and each rule's call history, `KEEP_CALLS_BYTES` at most)."""
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
+    context_window: int | None = None
+    """Every model's context window (`MockGPT(context_window=…)`); a rule file's model profiles win."""
     access_log: bool = False
     log_level: str = "warning"
     memo_entries: int = DEFAULT_MEMO_ENTRIES
@@ -107,7 +109,8 @@ def build_mock(config: ServeConfig) -> MockGPT:
 
     # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
-                           journal_bytes=config.journal_bytes)  # fmt: skip
+                           journal_bytes=config.journal_bytes,
+                           context_window=config.context_window)  # fmt: skip
     if config.journal is not None:
         from ..journal.sqlite import SQLiteJournal
 
