@@ -14,7 +14,7 @@ from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Delivery, Journal, PackedRecord
 from .model import (
     ApiKind,
     Choice,
@@ -61,6 +61,7 @@ class MockGPT:
         journal_size: int = 1000,
         context_window: int | None = None,
         on_finish: OnFinish | None = None,
+        journal_bytes: int = DEFAULT_JOURNAL_BYTES,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -73,7 +74,7 @@ class MockGPT:
             )
         self.clock: Clock = clock or FixedClock()
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
-        self.journal = Journal(journal_size)
+        self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
         if on_finish is not None and not callable(on_finish):
             raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")

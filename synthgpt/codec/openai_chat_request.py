@@ -19,6 +19,7 @@ from ..model import ModelRequest, request_error_from
 from .chat_reasoning import chat_reasoning
 from .common import check_schema, json_type_name, type_error
 from .errors import unsupported_custom_tool
+from .headers import journal_headers
 
 __all__ = ["decode_chat_request"]
 
@@ -514,7 +515,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         # a legacy answer holds one function call at most
         "parallel_tool_calls": (True if parallel is None else parallel) and functions is None,
         "reasoning": chat_reasoning(body, model or "", effort),
-        "headers": dict(headers),
+        "headers": journal_headers(headers),
         "extra": {k: v for k, v in body.items() if k not in _HANDLED},
     }
     _name_tool_results(neutral["messages"])
