@@ -14,7 +14,7 @@ from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Delivery, Journal, PackedRecord
 from .model import (
     ApiKind,
     Choice,
@@ -73,6 +73,7 @@ class MockGPT:
         journal_size: int = 1000,
         context_window: int | None = None,
         on_finish: OnFinish | None = None,
+        journal_bytes: int = DEFAULT_JOURNAL_BYTES,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -85,7 +86,7 @@ class MockGPT:
             )
         self.clock: Clock = clock or FixedClock()
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
-        self.journal = Journal(journal_size)
+        self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
         if on_finish is not None and not callable(on_finish):
             raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
@@ -487,8 +488,20 @@ def _apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:
                 parts.append(p.model_copy(update={"text": text}))
             if did:
                 break
+        elif isinstance(p, ToolCallPart):
+            # a call costs what usage counts for it (name + arguments); one that does not fit is cut like
+            # text, as the real APIs do: its arguments end mid-JSON and the answer finishes with `length`
+            name_tokens = count_tokens(p.name)
+            args, used, did = cut_to_tokens(p.arguments, max(0, budget - name_tokens))
+            name_fits = budget >= name_tokens
+            budget -= name_tokens + used
+            if did:
+                was_cut = True
+                if name_fits:  # the call began: the part of its arguments written so far
+                    parts.append(p.model_copy(update={"arguments": args}))
+                break
+            parts.append(p)
         else:
-            budget -= count_tokens(p.arguments) if isinstance(p, ToolCallPart) else 0
             parts.append(p)
     if cut is not None and not was_cut:
         was_cut = True  # the fault asks for `length` even when the text happened to fit

@@ -95,7 +95,8 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 )
 """Exception kind -> (status, error type, error code): the first row the exception is an instance of."""
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+# json.dumps builds one per call; NaN and infinities are not JSON: writing one is a bug, said as a ValueError
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _HEX = "0123456789abcdef"
 log = logging.getLogger("synthgpt.server")
 

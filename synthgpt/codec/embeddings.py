@@ -19,8 +19,9 @@ from ..errors import MissingEmbeddings, RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..tokens import count_tokens
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
 from .errors import openai_error_body
+from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_input import type_error
 
@@ -146,7 +147,7 @@ class EmbeddingsCodec:
             model=model,
             inputs=inputs,
             dimensions=dims,
-            headers=private_headers(headers),
+            headers=journal_headers(headers),
             extra=extra,
         )
 

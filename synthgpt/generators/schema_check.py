@@ -112,9 +112,13 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     lo, lox, hi, hix = _bounds(f)
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
-    # a one-sided bound keeps the name's usual spread, shifted to start (or end) at that bound
-    a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
-    b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
+    if (lo is None or lo <= dlo) and (hi is None or dhi <= hi):
+        # bounds around the name's usual range (zod 4's `.int()` adds ±2^53) keep it: an age stays an age
+        a, b = dlo, dhi
+    else:
+        # a bound inside it keeps the name's usual spread, shifted to start (or end) at that bound
+        a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
+        b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
 
     def ok(v: float) -> bool:
         return (lo is None or v > lo or (v == lo and not lox)) and (

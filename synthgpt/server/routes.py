@@ -50,6 +50,7 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/chat/completions", _CHAT),
     # Azure OpenAI: the deployment names the model; `?api-version=` is accepted and ignored.
     ApiRoute("/openai/deployments/{deployment}/chat/completions", _CHAT),
+    ApiRoute("/openai/v1/chat/completions", _CHAT),  # Azure v1 (`@ai-sdk/azure`, clients at `…/openai/v1/`)
     ApiRoute("/v1/responses", ResponsesCodec),
     ApiRoute("/openai/v1/responses", ResponsesCodec),  # Azure OpenAI v1 (`api-key` header accepted)
     ApiRoute("/openai/responses", ResponsesCodec),  # `AzureOpenAI(api_version=…)` posts here
@@ -57,6 +58,10 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/deployments/{deployment}/embeddings", EmbeddingsCodec()),
+    # Azure AI Foundry projects serve the same v1 surface under the project's path
+    ApiRoute("/api/projects/{project}/openai/v1/chat/completions", _CHAT),
+    ApiRoute("/api/projects/{project}/openai/v1/responses", ResponsesCodec),
+    ApiRoute("/api/projects/{project}/openai/v1/embeddings", EmbeddingsCodec()),
 )
 
 

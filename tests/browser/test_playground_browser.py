@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from synthgpt.rules.loader import load_text
+from synthgpt.server import create_app
 from synthgpt.testing import LiveServer
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
@@ -180,3 +181,30 @@ def test_the_rules_tab_lists_each_rule_with_its_source(page: Any) -> None:
     sync_api.expect(rows.nth(0)).to_contain_text("refundrules.yaml:3:5last_user(contains='refund')")
     sync_api.expect(rows.nth(1)).to_contain_text("weatherrules.yaml:7:5")
     sync_api.expect(page.locator("#server-info")).to_have_text("seed 11 · FixedClock(1767225600) · 3 rules")
+
+
+def test_with_an_admin_token_the_page_asks_for_it_and_sends_it(browser: Any) -> None:
+    app = create_app(load_text(RULES, "rules.yaml").mock(), admin_token="s3cret")
+    with LiveServer(app) as live:
+        assert httpx.get(live.url + "/_synthgpt/rules").status_code == 401
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(live.url + "/_synthgpt/")
+        sync_api.expect(page.locator("#token-form")).to_be_visible()
+        page.fill("#token", "wrong")
+        page.click("#token-form button")
+        sync_api.expect(page.locator("#token-error")).to_have_text(
+            "The admin token is not valid for this server."
+        )
+        page.fill("#token", "s3cret")
+        page.click("#token-form button")
+        sync_api.expect(page.locator("#server-info")).to_have_text(
+            "seed 11 · FixedClock(1767225600) · 3 rules"
+        )
+        page.click("#pg-run")
+        sync_api.expect(page.locator("#pg-rule")).to_have_text("default")
+        page.reload()  # the tab keeps the token for its session
+        sync_api.expect(page.locator("#server-info")).to_contain_text("seed 11")
+        assert page.locator("#token-form").is_hidden()
+        context.close()

@@ -275,3 +275,28 @@ def test_call_details_come_from_a_sqlite_journal_too(tmp_path: Path) -> None:
     assert client.get("/_synthgpt/journal").json() == {"total": 5, "kept": 3, "maxlen": 3}
     assert [client.get(f"/_synthgpt/calls/{i}").json()["answer"]["sse"] for i in (2, 3, 4)] == sent[2:]
     assert client.get("/_synthgpt/calls/1").status_code == 404
+
+
+def test_the_admin_token_guards_the_data_and_lets_the_page_load() -> None:
+    from synthgpt.server import create_app
+
+    guarded = httpx2.Client(
+        transport=InProcessTransport2(create_app(MockGPT(), admin_token="t")), base_url="http://t"
+    )
+    assert guarded.get("/_synthgpt/").status_code == 200
+    assert guarded.get("/_synthgpt/static/playground.js").status_code == 200
+    for method, path in [
+        ("GET", "/_synthgpt/rules"),
+        ("GET", "/_synthgpt/journal"),
+        ("GET", "/_synthgpt/calls/0"),
+        ("POST", "/_synthgpt/explain"),
+        ("POST", "/_synthgpt/"),
+    ]:
+        assert guarded.request(method, path).status_code == 401, path
+    bearer = {"authorization": "Bearer t"}
+    assert guarded.post("/_synthgpt/explain", json={"request": chat("hi")}, headers=bearer).status_code == 200
+    closed = httpx2.Client(
+        transport=InProcessTransport2(create_app(MockGPT(), admin=False)), base_url="http://t"
+    )
+    for path in ["/_synthgpt/", "/_synthgpt/rules", "/_synthgpt/static/playground.js"]:
+        assert closed.get(path).status_code == 404, path
