@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
 from ..errors import DrawError, RuleError
+from ..limits import DEFAULT_LIMITS, Limits
 from ..model import ModelRequest
 from ..seeding import derive_seed
 
@@ -68,7 +69,8 @@ class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
     __slots__ = (
-        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "now", "request", "rule", "seed"
+        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "limits", "now", "request", "rule",
+        "seed",
     )  # fmt: skip
 
     def __init__(
@@ -82,6 +84,7 @@ class DrawContext:
         call_index: int = 0,
         base_seed: int = 0,
         order_reads: list[int] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.request = request
         self.seed = seed
@@ -95,6 +98,8 @@ class DrawContext:
         # Shared by every context forked from this one; grows when a draw reads `call_index`, i.e. when the
         # answer depends on call order (the server's response memo must not replay such an answer).
         self._order_reads = order_reads
+        self.limits = limits or DEFAULT_LIMITS
+        """The request's budgets (`synthgpt.limits`): what a draw may build before it must stop."""
 
     @property
     def call_index(self) -> int:
@@ -123,6 +128,7 @@ class DrawContext:
             call_index=self._call_index,
             base_seed=self.base_seed,
             order_reads=self._order_reads,
+            limits=self.limits,
         )
 
     def __repr__(self) -> str:
