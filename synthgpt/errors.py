@@ -73,15 +73,19 @@ class DrawError(SynthGPTError, RuntimeError):
 
     `rule` names the rule whose draw failed once the engine knows it; `code` is the stable error code a
     server answers with (`draw_failed`, `draw_over_budget`). The message is for logs and the rule's author:
-    a server never sends it to clients, since it may quote anything the draw touched."""
+    a server sends it to clients only when `public` (the engine's own fixed wording about the answer's
+    shape), since a message from inside a draw may quote anything the draw touched."""
 
     code = "draw_failed"
 
-    def __init__(self, message: str = "", *, rule: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self, message: str = "", *, rule: str | None = None, code: str | None = None, public: bool = False
+    ) -> None:
         super().__init__(message)
         self.rule = rule
         if code is not None:
             self.code = code
+        self.public = public
 
 
 def suggest(name: str, known: Iterable[str]) -> str | None:

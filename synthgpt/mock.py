@@ -226,11 +226,12 @@ class MockGPT:
             try:
                 value = rule.generator.draw(ctx)
             except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
-                raise DrawError(f"rule {rule.name!r}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {exc}", rule=rule.name, code=exc.code,
+                                public=exc.public) from exc  # fmt: skip
             except SynthGPTError:
                 raise
             except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
-                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}", rule=rule.name) from exc
             cut: int | None = None
             finish = None
             if isinstance(value, Answer) and value.usage is not None:
@@ -254,8 +255,9 @@ class MockGPT:
             # said here, where the rule is known, rather than as a bare 500 when the body is encoded
             raise DrawError(
                 f"rule {rule.name!r} answered an embeddings request without one vector per input "
-                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator"
-            )
+                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator",
+                rule=rule.name, public=True,
+            )  # fmt: skip
         usage = _usage(prompt_tokens, choices)
         if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
             usage = usage.model_copy(update=fixed_usage)

@@ -26,7 +26,7 @@ from ..codec.embeddings import EmbeddingsCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import plan_wire
-from ..errors import NoRuleMatched, RequestError, SynthGPTError
+from ..errors import DrawError, NoRuleMatched, RequestError, SynthGPTError
 from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
@@ -151,10 +151,9 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     except NoRuleMatched as exc:
         spec = ErrorSpec(status=400, message=str(exc), type="invalid_request_error", code="no_rule_matched")
         return error_response(codec, spec, 400, request_id(mock.seed, *raw_key))
-    except SynthGPTError as exc:  # a rule that cannot answer: the rule file's fault, said plainly
+    except SynthGPTError as exc:  # a rule that cannot answer: the rule file's fault
         log.warning("rule error answering %s: %s", request.url.path, exc)
-        spec = ErrorSpec(status=500, message=str(exc), type="server_error", code="rule_error")
-        return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
+        return error_response(codec, rule_failure(exc), 500, request_id(mock.seed, *raw_key))
     except Exception:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
@@ -170,6 +169,22 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         )  # fmt: skip
         memo.put(gen, key, entry)
     return response
+
+
+def rule_failure(exc: SynthGPTError) -> ErrorSpec:
+    """The 500 of a rule that could not answer. It names the rule and a stable code, never the exception
+    text (logged instead): a draw may touch anything, and its errors may quote it."""
+    if isinstance(exc, DrawError) and exc.public:
+        return ErrorSpec(status=500, message=str(exc), type="server_error", code="rule_error")
+    rule = getattr(exc, "rule", None)
+    code = exc.code if isinstance(exc, DrawError) else "rule_error"
+    who = f"The rule {rule!r}" if rule else "The rule that matched"
+    return ErrorSpec(
+        status=500,
+        message=f"{who} failed to draw an answer ({code}); the server's log has the details.",
+        type="server_error",
+        code=code,
+    )
 
 
 def _plain_generation(mock: MockGPT) -> bool:
