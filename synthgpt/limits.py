@@ -26,6 +26,10 @@ class Limits:
     """Bytes of the encoded answer (the JSON body, or the whole SSE stream). Also bounds the estimated size
     of a document drawn for a schema and of an embeddings answer, checked before drawing, and the length of
     any string or list a template builds."""
+    max_schema_values: int = 10_000
+    """Values (objects, arrays, strings, numbers, …) in one document drawn for a JSON schema, far more than
+    structured outputs hold (drawing one takes ~0.1 ms): the smallest document a schema allows is checked
+    against it before drawing, and the draw stops there (an optional property weighed counts as one)."""
     template_ops: int = 100_000
     """Loop iterations, `range` items and repeated `*`/`**` work one template render may do."""
 

@@ -13,6 +13,7 @@ from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal, PackedRecord
+from .limits import DEFAULT_LIMITS, Limits
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -38,6 +39,7 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -52,6 +54,10 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size)
         self.context_window = context_window
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
+        self.limits = limits or DEFAULT_LIMITS
+        """The per-request budgets (`synthgpt.limits`)."""
 
     @property
     def journal(self) -> Journal:
@@ -222,6 +228,7 @@ class MockGPT:
                 call_index=call_index,
                 base_seed=self.seed,
                 order_reads=order_reads,
+                limits=self.limits,
             )
             try:
                 value = rule.generator.draw(ctx)
