@@ -12,10 +12,14 @@ into every draw (`DrawContext.limits`). Each limit is checked as early as what i
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-from .errors import RuleError
+from .errors import DrawError, RequestError, RuleError
 
-__all__ = ["DEFAULT_LIMITS", "Limits"]
+if TYPE_CHECKING:
+    from .model import ModelOutput, ModelRequest
+
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_answer_size"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,3 +45,52 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+# What an answer's encoding adds, per choice and per token of logprobs (measured on Chat bodies: an entry
+# is ~70 bytes, each of its `top_logprobs` alternatives ~60).
+_CHOICE_BYTES = 200
+_LOGPROB_BYTES = 70
+_ALTERNATIVE_BYTES = 60
+
+
+def _alternatives(req: ModelRequest) -> int | None:
+    """How many logprob alternatives per token the request asks for; None when it asks for no logprobs."""
+    from .logprobs import alternatives_asked
+
+    include = req.extra.get("include")
+    asked = req.extra.get("logprobs") is True or (
+        isinstance(include, list) and "message.output_text.logprobs" in include
+    )
+    return alternatives_asked(req.extra.get("top_logprobs")) if asked else None
+
+
+def check_answer_size(req: ModelRequest, output: ModelOutput, limits: Limits) -> None:
+    """Refuse a drawn answer whose encoding would be over `max_answer_bytes`, before encoding it (which
+    for 128 choices with logprobs is the long part). Many choices are the request's doing: a 400 naming
+    `n`. A single answer too large is the rule's: a DrawError `answer_too_large` (a 500 naming the rule)."""
+    top = _alternatives(req)
+    per_token = 0 if top is None else _LOGPROB_BYTES + _ALTERNATIVE_BYTES * top
+    size = 0
+    for c in output.choices:
+        size += _CHOICE_BYTES
+        for p in c.parts:
+            size += len(getattr(p, "text", "")) + len(getattr(p, "arguments", ""))
+    size += per_token * output.usage.completion_tokens
+    if size <= limits.max_answer_bytes:
+        return
+    if req.n > 1:
+        what = f"{req.n} choices" + ("" if top is None else f" with logprobs (top_logprobs={top})")
+        raise RequestError(
+            f"This request asks for {what}: about {size} bytes, over this server's answer limit of "
+            f"{limits.max_answer_bytes} bytes (max_answer_bytes). Ask for fewer choices"
+            + (" or fewer top_logprobs." if top is not None else "."),
+            "n",
+            code="answer_too_large",
+        )
+    raise DrawError(
+        f"rule {output.rule!r}: the answer would be about {size} bytes, over the answer limit of "
+        f"{limits.max_answer_bytes} bytes (max_answer_bytes)",
+        rule=output.rule,
+        code="answer_too_large",
+    )

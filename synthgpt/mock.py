@@ -13,7 +13,7 @@ from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallRecord, Journal, PackedRecord
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, check_answer_size
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -128,6 +128,7 @@ class MockGPT:
             out = self._draw(
                 req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads
             )
+            check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
         except BaseException:
             rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
             raise

@@ -27,6 +27,7 @@ from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import plan_wire
 from ..errors import DrawError, NoRuleMatched, RequestError, SynthGPTError
+from ..limits import Limits
 from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
@@ -153,12 +154,16 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         return error_response(codec, spec, 400, request_id(mock.seed, *raw_key))
     except SynthGPTError as exc:  # a rule that cannot answer: the rule file's fault
         log.warning("rule error answering %s: %s", request.url.path, exc)
-        return error_response(codec, rule_failure(exc), 500, request_id(mock.seed, *raw_key))
+        return error_response(codec, rule_failure(exc, mock.limits), 500, request_id(mock.seed, *raw_key))
     except Exception:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
     response = await _answer(codec, req, output, rid)
+    if _answer_size(response) > mock.limits.max_answer_bytes:  # the estimate before encoding missed it
+        log.warning("rule %r answered %d bytes, over max_answer_bytes", output.rule, _answer_size(response))
+        spec = _rule_error(output.rule, "answer_too_large", mock.limits)
+        return error_response(codec, spec, 500, rid)
     if slot is not None and replayable and _replayable_answer(body, output, response):
         memo, gen, key = slot
         wire = response.wire if isinstance(response, PacedStream) else None
@@ -171,20 +176,32 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     return response
 
 
-def rule_failure(exc: SynthGPTError) -> ErrorSpec:
+def rule_failure(exc: SynthGPTError, limits: Limits) -> ErrorSpec:
     """The 500 of a rule that could not answer. It names the rule and a stable code, never the exception
     text (logged instead): a draw may touch anything, and its errors may quote it."""
     if isinstance(exc, DrawError) and exc.public:
         return ErrorSpec(status=500, message=str(exc), type="server_error", code="rule_error")
     rule = getattr(exc, "rule", None)
     code = exc.code if isinstance(exc, DrawError) else "rule_error"
+    return _rule_error(rule, code, limits)
+
+
+def _rule_error(rule: str | None, code: str, limits: Limits) -> ErrorSpec:
     who = f"The rule {rule!r}" if rule else "The rule that matched"
-    return ErrorSpec(
-        status=500,
-        message=f"{who} failed to draw an answer ({code}); the server's log has the details.",
-        type="server_error",
-        code=code,
-    )
+    if code == "answer_too_large":
+        message = (
+            f"{who} answered more than this server's answer limit of {limits.max_answer_bytes} bytes "
+            "(max_answer_bytes)."
+        )
+    else:
+        message = f"{who} failed to draw an answer ({code}); the server's log has the details."
+    return ErrorSpec(status=500, message=message, type="server_error", code=code)
+
+
+def _answer_size(response: Response) -> int:
+    if isinstance(response, PacedStream):
+        return sum(len(w.data) for w in response.wire.writes)
+    return len(response.data if isinstance(response, EventStreamBody) else response.body)
 
 
 def _plain_generation(mock: MockGPT) -> bool:

@@ -131,3 +131,85 @@ async def test_the_schema_limits_follow_the_app_limits() -> None:
     async with _client(Limits(max_schema_values=51)) as c:
         r = await c.post("/v1/chat/completions", json=_chat_schema(schema))
     assert r.status_code == 200
+
+
+# ---------------------------------------------------------------------------------------------- embeddings
+
+
+def _embed(n: int, dims: int | None, fmt: str = "float") -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "text-embedding-3-large", "input": ["hi"] * n, "encoding_format": fmt}
+    return body if dims is None else {**body, "dimensions": dims}
+
+
+async def test_embeddings_dimensions_are_capped_as_the_provider_does() -> None:
+    async with _client() as c:
+        r = await c.post("/v1/embeddings", json=_embed(2048, 16384))
+    assert r.status_code == 400
+    assert r.json()["error"] == {
+        "message": "Invalid 'dimensions': expected a value between 1 and 3072, got 16384.",
+        "type": "invalid_request_error",
+        "param": "dimensions",
+        "code": "invalid_value",
+    }
+
+
+@pytest.mark.parametrize("fmt", ["float", "base64"])
+async def test_an_embeddings_answer_over_the_limit_is_refused_before_drawing(fmt: str) -> None:
+    started = time.perf_counter()
+    async with _client() as c:
+        r = await c.post("/v1/embeddings", json=_embed(2048, 3072, fmt))
+    assert time.perf_counter() - started < 2.0
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert (error["param"], error["code"]) == ("input", "answer_too_large")
+    assert f"2048 embeddings of 3072 dimensions as {fmt}" in error["message"]
+    assert "over this server's answer limit of 8388608 bytes (max_answer_bytes)" in error["message"]
+
+
+async def test_a_legal_embeddings_batch_answers() -> None:
+    async with _client() as c:
+        r = await c.post("/v1/embeddings", json=_embed(100, 1536))
+    assert r.status_code == 200
+    assert len(r.json()["data"]) == 100 and len(r.json()["data"][0]["embedding"]) == 1536
+
+
+# ----------------------------------------------------------------------------------------- n and logprobs
+
+
+async def test_many_choices_with_logprobs_over_the_limit_are_a_400_naming_n() -> None:
+    body = {"model": "gpt-4o", "messages": USER, "n": 128, "logprobs": True, "top_logprobs": 20}
+    started = time.perf_counter()
+    async with _client() as c:
+        r = await c.post("/v1/chat/completions", json=body)
+    assert time.perf_counter() - started < 2.0
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert (error["param"], error["code"]) == ("n", "answer_too_large")
+    assert "over this server's answer limit of 8388608 bytes (max_answer_bytes)" in error["message"]
+
+
+async def test_an_answer_over_the_limit_is_a_500_naming_the_rule() -> None:
+    from synthgpt import Rule
+    from synthgpt import matchers as m
+
+    rules = [
+        Rule("long", m.last_user("long"), "x" * 3000),  # over before encoding
+        Rule("chunky", m.always(), "y" * 1200, stream={"chunk_chars": 1}),  # only its SSE is over
+    ]
+    app = create_app(MockGPT(seed=0, rules=rules, limits=Limits(max_answer_bytes=2000)))
+    long = {"model": "gpt-4o", "messages": [{"role": "user", "content": "long"}]}
+    chunky = {"model": "gpt-4o", "messages": USER, "stream": True}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth") as c:
+        answers = {"long": await c.post("/v1/chat/completions", json=long),
+                   "chunky": await c.post("/v1/chat/completions", json=chunky)}  # fmt: skip
+        fits = await c.post("/v1/chat/completions", json={**chunky, "stream": False})
+    for rule, resp in answers.items():
+        assert resp.status_code == 500
+        assert resp.json()["error"] == {
+            "message": f"The rule {rule!r} answered more than this server's answer limit of 2000 bytes "
+            "(max_answer_bytes).",
+            "type": "server_error",
+            "param": None,
+            "code": "answer_too_large",
+        }
+    assert fits.status_code == 200
