@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import math
 import random
-import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from ..errors import SchemaError
+from ..errors import RuleError, SchemaError
+from ..linear_regex import RuleRegex, compile_rule_regex
 from ..seeding import canonical_json
 from .pattern import Pattern, PatternError
 from .schema_names import NUMBER_NAMES, by_name
@@ -292,6 +292,7 @@ class _Schema:
     def __init__(self, root: Any) -> None:
         self.root = root
         self.patterns: dict[str, Pattern] = {}
+        self.regexes: dict[str, RuleRegex] = {}
         self._flat: dict[int, tuple[Schema, Schema, tuple[str, ...]]] = {}
         self._branches: dict[tuple[int, str, int], Schema] = {}
         self._costs: dict[tuple[int, frozenset[str]], float] = {}
@@ -396,8 +397,12 @@ class _Schema:
         if "pattern" in f and f["pattern"] not in self.patterns:
             try:
                 self.patterns[f["pattern"]] = Pattern(f["pattern"])
+                # drawn values are checked against other branches' patterns: on RE2, so never for seconds
+                self.regexes[f["pattern"]] = compile_rule_regex(f["pattern"], ignore_case=False)
             except PatternError as e:
                 raise SchemaError(ptr, f"pattern {f['pattern']!r} {e}") from None
+            except RuleError as e:
+                raise SchemaError(ptr, str(e).removeprefix("regex: ")) from None
         if "pattern" in f:
             pat, lo, hi = self.patterns[f["pattern"]], f.get("minLength", 0), f.get("maxLength")
             if (pat.max_len is not None and pat.max_len < lo) or (hi is not None and pat.min_len > hi):
@@ -577,7 +582,7 @@ class _Schema:
     def _valid_string(self, v: str, f: Schema) -> bool:
         if len(v) < f.get("minLength", 0) or len(v) > f.get("maxLength", len(v)):
             return False
-        return "pattern" not in f or re.search(f["pattern"], v) is not None
+        return "pattern" not in f or self.regexes[f["pattern"]].search(v) is not None
 
     def _valid_array(self, v: list[Any], f: Schema) -> bool:
         if len(v) < f.get("minItems", 0) or len(v) > f.get("maxItems", len(v)):
