@@ -189,7 +189,7 @@ class FromSchema(Generator[Any]):
 
     def _object(self, f: Schema, ctx: DrawContext, path: Path, refs: Path, minimal: bool) -> dict[str, Any]:
         required = f.get("required", [])
-        _count(len(f.get("properties", ())))  # weighing each optional property is work too
+        _count(sum(1 for p in f.get("properties", ()) if p not in required))  # weighing one is work too
         out: dict[str, Any] = {}
         for name in dict.fromkeys([*f.get("properties", {}), *required]):
             p = (*path, name)

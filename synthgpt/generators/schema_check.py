@@ -402,7 +402,7 @@ class _Schema:
             except PatternError as e:
                 raise SchemaError(ptr, f"pattern {f['pattern']!r} {e}") from None
             except RuleError as e:
-                raise SchemaError(ptr, str(e).removeprefix("regex: ")) from None
+                raise SchemaError(ptr, "pattern " + str(e).removeprefix("regex: regex ")) from None
         if "pattern" in f:
             pat, lo, hi = self.patterns[f["pattern"]], f.get("minLength", 0), f.get("maxLength")
             if (pat.max_len is not None and pat.max_len < lo) or (hi is not None and pat.min_len > hi):

@@ -24,6 +24,7 @@ from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
+from .offload import Worker
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -83,6 +84,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.worker.close()
             for hook in on_shutdown:
                 hook()
 
@@ -133,4 +135,5 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     return app

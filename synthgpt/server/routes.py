@@ -31,6 +31,7 @@ from ..limits import Limits
 from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
+from .offload import Worker, heavy, json_bytes_in_pieces
 from .pacing import PacedStream, pacer
 from .responses import (
     EventStreamBody,
@@ -141,11 +142,16 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         if not _serves(mock, req.model):
             return error_response(codec, model_not_found(req.model), 404, rid)
         slot = memo_slot(request.scope)
-        if slot is None or not _plain_generation(mock):
-            slot = None
-            output = await mock.agenerate(req)
-        else:
-            output, record, replayable = mock.generate_traced(req)
+        worker: Worker = request.app.state.worker
+        offload = heavy(req)
+        async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
+            if slot is None or not _plain_generation(mock):
+                slot = None
+                output = await (worker.run(mock.generate, req) if offload else mock.agenerate(req))
+            elif offload:
+                output, record, replayable = await worker.run(mock.generate_traced, req)
+            else:
+                output, record, replayable = mock.generate_traced(req)
     except RequestError as exc:
         rid = request_id(mock.seed, *raw_key)
         return error_response(codec, exc, getattr(exc, "status", 400), rid)  # e.g. 404 unknown previous id
@@ -159,7 +165,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
-    response = await _answer(codec, req, output, rid)
+    response = await _answer(codec, req, output, rid, worker if offload else None)
     if _answer_size(response) > mock.limits.max_answer_bytes:  # the estimate before encoding missed it
         log.warning("rule %r answered %d bytes, over max_answer_bytes", output.rule, _answer_size(response))
         spec = _rule_error(output.rule, "answer_too_large", mock.limits)
@@ -219,12 +225,25 @@ def _replayable_answer(body: Any, output: ModelOutput, response: Response) -> bo
     return not (isinstance(body, dict) and body.get("previous_response_id") is not None)
 
 
-async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str) -> Response:
+async def _answer(
+    codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str, worker: Worker | None = None
+) -> Response:
+    """The response for `output`; encoded in `worker` (under its lock) when given: a heavy answer."""
     plan = output.stream
     # The first delay holds back the whole response, status line included: the same time to first byte
     # for a JSON body, an error and a stream (whose headers would otherwise go out at once).
     if plan.first_delay_ms > 0:
         await asyncio.sleep(plan.first_delay_ms / 1000.0)
+    if worker is None:
+        return _build(codec, req, output, rid)
+    async with worker.lock:
+        return await worker.run(_build, codec, req, output, rid, True)
+
+
+def _build(
+    codec: WireCodec, req: ModelRequest, output: ModelOutput, rid: str, heavy: bool = False
+) -> Response:
+    plan = output.stream
     if output.error is not None:
         status = output.error.status
         return error_response(codec, output.error, status, rid, first_delay_ms=plan.first_delay_ms)
@@ -238,4 +257,7 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
             return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
         return PacedStream(wire, headers)
+    if heavy:  # in the worker thread: in pieces, so the event loop's thread gets the GIL between them
+        body = json_bytes_in_pieces(codec.body(output, req))
+        return Response(body, status_code=200, headers=headers, media_type="application/json")
     return json_response(codec.body(output, req), 200, headers)

@@ -1,0 +1,100 @@
+"""Long answers are drawn and encoded in a worker thread, so the event loop keeps serving everyone else.
+
+Within its budgets (`synthgpt.limits`) a legal answer can still take a second or two of CPU (128 choices
+with logprobs, a batch of embeddings a few MB large). Done on the event loop, that froze `/healthz` and
+every other connection's stream frames for as long. Requests whose shape can be that large (`heavy`) are
+drawn and encoded in one worker thread instead; the loop waits for them without blocking.
+
+Determinism holds because generation stays one at a time: every draw, on the loop or in the worker, runs
+under the one `Worker.lock` (draws share seeded Faker instances and the engine's journal and call counts,
+which two concurrent draws would interleave). Other requests' draws queue behind a long one; health
+checks, model lists and frames of streams already answered do not. The thread is started on the first
+heavy request, so a server that never gets one never starts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from ..generators.embedding import native_dimensions
+from ..model import ModelRequest
+
+__all__ = ["HEAVY_EMBEDDING_FLOATS", "Worker", "heavy", "json_bytes_in_pieces"]
+
+T = TypeVar("T")
+
+HEAVY_EMBEDDING_FLOATS = 100_000
+"""An embeddings batch of at least this many floats (inputs x dimensions: ~2 MB of JSON, ~0.3 s) is heavy."""
+
+
+def heavy(req: ModelRequest) -> bool:
+    """Whether answering `req` may take long enough to hold up other connections (the cheap test of the
+    request's shape decides; the Responses API is left on the loop, its codec keeps a store of answers)."""
+    if req.api == "embeddings":
+        dims = req.dimensions or native_dimensions(req.model)
+        return len(req.inputs) * dims >= HEAVY_EMBEDDING_FLOATS
+    if req.api in ("chat", "messages"):
+        return req.n > 1 or req.extra.get("logprobs") is True or req.response_schema is not None
+    return False
+
+
+class Worker:
+    """One worker thread for heavy answers, and the lock every draw takes."""
+
+    def __init__(self) -> None:
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:  # made inside the server's loop, on first use
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """`fn(*args)` in the worker thread, the event loop free meanwhile."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="synthgpt-draw")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # as `server.responses.json_bytes`
+
+
+def json_bytes_in_pieces(value: Any) -> bytes:
+    """`json_bytes(value)`, byte for byte, in many small encoder calls rather than one.
+
+    The C encoder holds the GIL for the whole of one call: 8 MB of embeddings in one `encode` kept the
+    event loop's thread from running for a second. Containers of containers (an answer's `data`,
+    `choices`) are written item by item, two levels deep; what is inside an item is one call.
+    """
+    out: list[str] = []
+    _pieces(value, out, 3)
+    return "".join(out).encode()
+
+
+def _pieces(value: Any, out: list[str], depth: int) -> None:
+    if depth and isinstance(value, dict) and all(type(k) is str for k in value):
+        out.append("{")
+        for i, (k, v) in enumerate(value.items()):
+            out.append(("," if i else "") + _ENCODER.encode(k) + ":")
+            _pieces(v, out, depth - 1)
+        out.append("}")
+    elif depth and isinstance(value, list | tuple) and value and isinstance(value[0], dict | list | tuple):
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _pieces(v, out, depth - 1)
+        out.append("]")
+    else:
+        out.append(_ENCODER.encode(value))
