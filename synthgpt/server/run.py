@@ -23,6 +23,7 @@ from starlette.applications import Starlette
 
 from ..clock import Clock, FixedClock, parse_clock
 from ..codec.sse import StreamAborted
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mock import MockGPT
 from ..rules.rule import RuleSet
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
@@ -61,6 +62,13 @@ class ServeConfig:
     log_level: str = "warning"
     memo_entries: int = DEFAULT_MEMO_ENTRIES
     """Bound of the memo of encoded answers to repeated requests (`server.memo`); 0 turns it off."""
+    max_answer_bytes: int = DEFAULT_LIMITS.max_answer_bytes
+    max_schema_values: int = DEFAULT_LIMITS.max_schema_values
+    template_ops: int = DEFAULT_LIMITS.template_ops
+    """The per-request budgets (`synthgpt.limits.Limits`)."""
+
+    def limits(self) -> Limits:
+        return Limits(self.max_answer_bytes, self.max_schema_values, self.template_ops)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -98,9 +106,11 @@ def build_mock(config: ServeConfig) -> MockGPT:
     if config.rule_files:
         loaded = _load(config.rule_files)
         _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
-        mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
+        mock = loaded.mock(seed, clock, journal_size=config.journal_size,  # flags win over the files
+                           limits=config.limits())  # fmt: skip
     else:
-        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size,
+                       limits=config.limits())  # fmt: skip
     if config.journal is not None:
         from ..journal_sqlite import SQLiteJournal
 

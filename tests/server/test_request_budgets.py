@@ -5,6 +5,7 @@ and the limit; legal but large requests still answer, within seconds."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -213,3 +214,35 @@ async def test_an_answer_over_the_limit_is_a_500_naming_the_rule() -> None:
             "code": "answer_too_large",
         }
     assert fits.status_code == 200
+
+
+# ------------------------------------------------------------------------------------------ the CLI flags
+
+
+@pytest.mark.slow
+def test_the_serve_flags_set_the_budgets(start_server: Any, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n"
+        "  - name: loop\n"
+        "    match: {last_user: loop}\n"
+        '    template: "{% for i in range(20) %}{{ i }}{% endfor %}"\n'
+        "  - name: vectors\n"
+        "    match: {api: embeddings}\n"
+        "    generate: embeddings\n"
+        "  - name: doc\n"
+        "    match: always\n"
+        "    generate: from_request_schema\n",
+        encoding="utf-8",
+    )
+    flags = ("--max-answer-bytes", "3000", "--max-schema-values", "5", "--template-max-ops", "10")
+    with start_server(str(rules), *flags) as url:
+        loop = httpx.post(url + "/v1/chat/completions", json={"model": "m", "messages": [
+            {"role": "user", "content": "loop"}]})  # fmt: skip
+        schema = httpx.post(url + "/v1/chat/completions", json=_chat_schema({"type": "array", "minItems": 5}))
+        vectors = httpx.post(url + "/v1/embeddings", json={"model": "text-embedding-3-small", "input": "hi"})
+    assert (loop.status_code, loop.json()["error"]["code"]) == (500, "draw_over_budget")
+    assert schema.status_code == 400
+    assert "over this server's limit of 5 values (max_schema_values)" in schema.json()["error"]["message"]
+    assert vectors.status_code == 400
+    assert "answer limit of 3000 bytes (max_answer_bytes)" in vectors.json()["error"]["message"]
