@@ -106,20 +106,40 @@ def _translate(pattern: str) -> str:
 class RuleRegex:
     """A compiled rule regex: `search(text)` gives the named groups that matched, or None."""
 
-    __slots__ = ("_re", "groupindex", "pattern")
+    __slots__ = ("_re", "groupindex", "literal", "pattern")
 
-    def __init__(self, pattern: str, compiled: Any) -> None:
+    def __init__(self, pattern: str, compiled: Any, literal: str = "") -> None:
         self.pattern = pattern
         self._re = compiled
         self.groupindex: dict[str, int] = {k.decode(): v for k, v in compiled.groupindex.items()}
+        self.literal = literal
+        """Text every match contains (case-sensitive patterns only): absent, RE2 is not asked (~10 us)."""
 
     def search(self, text: str) -> dict[str, str] | None:
+        if self.literal and self.literal not in text:
+            return None
         # bytes in, bytes out: the wrapper's str path maps every offset back to characters (3x slower)
         m = self._re.search(text.encode("utf-8", "surrogatepass"))
         if m is None:
             return None
         found = m.groupdict().items()
         return {k.decode(): v.decode("utf-8", "surrogatepass") for k, v in found if v is not None}
+
+
+def _required_literal(pattern: str) -> str:
+    """The longest run of plain characters at the top level of the pattern: every match contains it."""
+    parser: Any = importlib.import_module("re._parser")
+    best, run = "", ""
+    parsed = parser.parse(pattern)
+    if parsed.state.flags & re.IGNORECASE:  # an inline (?i)
+        return ""
+    for op, arg in parsed:
+        if str(op) == "LITERAL":
+            run += chr(arg)
+            best = max(best, run, key=len)
+        else:
+            run = ""
+    return best
 
 
 def compile_rule_regex(pattern: str, *, ignore_case: bool, what: str = "regex") -> RuleRegex:
@@ -148,4 +168,4 @@ def compile_rule_regex(pattern: str, *, ignore_case: bool, what: str = "regex") 
             f"{what}: regex {pattern!r} is not supported by RE2, the linear-time engine rule regexes run on "
             f"({detail}); rewrite that part (repeat counts stay within 1000)"
         ) from None
-    return RuleRegex(pattern, compiled)
+    return RuleRegex(pattern, compiled, "" if ignore_case else _required_literal(pattern))

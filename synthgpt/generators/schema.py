@@ -89,6 +89,10 @@ class FromSchema(Generator[Any]):
         finally:
             _DRAWN.reset(token)
 
+    def smallest_values(self) -> float:
+        """How many values the smallest document of this schema has (inf: only overrides end it)."""
+        return self._s.smallest(self.schema)[0]
+
     def _check_budget(self, ctx: DrawContext) -> None:
         """Refuse, before drawing anything, a schema whose smallest document is over the request's limits."""
         limits = ctx.limits

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RequestError
 from ..model import ModelRequest
 from ..seeding import canonical_json
 from .core import DrawContext, Generator, Objects
 from .text import Words
+
+if TYPE_CHECKING:
+    from .schema import FromSchema
 
 __all__ = ["FromRequestSchema", "compiled_schema", "undrawable_request_schema"]
 
@@ -32,7 +35,7 @@ def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str |
 
 
 @lru_cache(maxsize=256)
-def _compile(schema_json: str) -> Generator[Any]:
+def _compile(schema_json: str) -> FromSchema:
     import json
 
     from .schema import FromSchema
@@ -40,7 +43,7 @@ def _compile(schema_json: str) -> Generator[Any]:
     return FromSchema(json.loads(schema_json))
 
 
-def compiled_schema(schema: dict[str, Any]) -> Generator[Any]:
+def compiled_schema(schema: dict[str, Any]) -> FromSchema:
     """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs)."""
     return _compile(canonical_json(schema))
 

@@ -20,7 +20,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from ..errors import SynthGPTError
 from ..generators.embedding import native_dimensions
+from ..generators.structured import compiled_schema
+from ..logprobs import alternatives_asked
 from ..model import ModelRequest
 
 __all__ = ["HEAVY_EMBEDDING_FLOATS", "Worker", "heavy", "json_bytes_in_pieces"]
@@ -31,15 +34,33 @@ HEAVY_EMBEDDING_FLOATS = 100_000
 """An embeddings batch of at least this many floats (inputs x dimensions: ~2 MB of JSON, ~0.3 s) is heavy."""
 
 
+HEAVY_CHOICES = 64
+"""Choices times (1 + logprob alternatives per token) from which a Chat answer is heavy: `n=64`, or
+`n=4` with `top_logprobs=20`."""
+HEAVY_SCHEMA_VALUES = 500
+"""A structured output whose smallest document has this many values is heavy (~50 ms and more)."""
+
+
 def heavy(req: ModelRequest) -> bool:
-    """Whether answering `req` may take long enough to hold up other connections (the cheap test of the
-    request's shape decides; the Responses API is left on the loop, its codec keeps a store of answers)."""
+    """Whether answering `req` may take long enough to hold up other connections, from the request's
+    shape (the Responses API is left on the loop: its codec keeps a store of answers). A worker thread
+    costs each answer it makes ~0.2 ms of hand-offs, so small answers stay on the loop."""
     if req.api == "embeddings":
         dims = req.dimensions or native_dimensions(req.model)
         return len(req.inputs) * dims >= HEAVY_EMBEDDING_FLOATS
-    if req.api in ("chat", "messages"):
-        return req.n > 1 or req.extra.get("logprobs") is True or req.response_schema is not None
-    return False
+    if req.api not in ("chat", "messages"):
+        return False
+    top = alternatives_asked(req.extra.get("top_logprobs")) if req.extra.get("logprobs") is True else 0
+    if req.n * (1 + top) >= HEAVY_CHOICES:
+        return True
+    schema = req.response_schema.schema_ if req.response_schema is not None else None
+    if schema is None:
+        return False
+    try:
+        smallest = compiled_schema(schema).smallest_values()
+    except SynthGPTError:  # refused when decoded; a rule's own schema answers on the loop
+        return False
+    return smallest >= HEAVY_SCHEMA_VALUES
 
 
 class Worker:
