@@ -15,10 +15,9 @@ heavy request, so a server that never gets one never starts it.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ..errors import SynthGPTError
 from ..generators.embedding import native_dimensions
@@ -26,7 +25,7 @@ from ..generators.structured import compiled_schema
 from ..logprobs import alternatives_asked
 from ..model import ModelRequest
 
-__all__ = ["HEAVY_EMBEDDING_FLOATS", "Worker", "heavy", "json_bytes_in_pieces"]
+__all__ = ["HEAVY_EMBEDDING_FLOATS", "Worker", "heavy"]
 
 T = TypeVar("T")
 
@@ -87,35 +86,3 @@ class Worker:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
 
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # as `server.responses.json_bytes`
-
-
-def json_bytes_in_pieces(value: Any) -> bytes:
-    """`json_bytes(value)`, byte for byte, in many small encoder calls rather than one.
-
-    The C encoder holds the GIL for the whole of one call: 8 MB of embeddings in one `encode` kept the
-    event loop's thread from running for a second. Containers of containers (an answer's `data`,
-    `choices`) are written item by item, two levels deep; what is inside an item is one call.
-    """
-    out: list[str] = []
-    _pieces(value, out, 3)
-    return "".join(out).encode()
-
-
-def _pieces(value: Any, out: list[str], depth: int) -> None:
-    if depth and isinstance(value, dict) and all(type(k) is str for k in value):
-        out.append("{")
-        for i, (k, v) in enumerate(value.items()):
-            out.append(("," if i else "") + _ENCODER.encode(k) + ":")
-            _pieces(v, out, depth - 1)
-        out.append("}")
-    elif depth and isinstance(value, list | tuple) and value and isinstance(value[0], dict | list | tuple):
-        out.append("[")
-        for i, v in enumerate(value):
-            if i:
-                out.append(",")
-            _pieces(v, out, depth - 1)
-        out.append("]")
-    else:
-        out.append(_ENCODER.encode(value))
