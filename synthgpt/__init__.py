@@ -43,6 +43,7 @@ from .model import (
     ToolChoice,
     Usage,
 )
+from .profiles import ModelProfile
 from .rules import Rule, RuleSet, matchers
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ __all__ = [
     "Message",
     "MockGPT",
     "ModelOutput",
+    "ModelProfile",
     "ModelRequest",
     "NoRuleMatched",
     "ReasoningPart",

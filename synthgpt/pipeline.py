@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +33,9 @@ from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, SynthGPTError
 from .generation import Generation
+from .journal import CallRecord
 from .limits import Limits
-from .mock import MockGPT
+from .mock import FinishError, MockGPT
 from .model import ErrorSpec, ModelRequest
 from .seeding import derive_seed, token_from_seed
 
@@ -45,6 +47,8 @@ __all__ = [
     "answer",
     "codec_headers",
     "error_answer",
+    "finish",
+    "finish_answered",
     "json_bytes",
     "model_not_found",
     "processing_ms",
@@ -98,6 +102,7 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
 _HEX = "0123456789abcdef"
+log = logging.getLogger("synthgpt.server")
 
 
 def json_bytes(value: Any) -> bytes:
@@ -220,8 +225,10 @@ def accept(
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not serves(mock, req.model):
             spec = model_not_found(req.model)
+            finish(mock, None, spec)
             return error_answer(codec, spec, 404, rid, failure=spec.message)
     except Exception as exc:
+        finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
     return Accepted(req, body, rid, (path, hashlib.blake2b(raw, digest_size=16).hexdigest()))
 
@@ -232,6 +239,7 @@ def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: b
     try:
         generation = mock.resolve(accepted.request)
     except Exception as exc:
+        finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, *accepted.key)
     answered = _encode(codec, generation, accepted.rid, _replayable(codec, accepted.body), in_pieces)
     size, limit = len(answered.data), mock.limits.max_answer_bytes
@@ -240,8 +248,9 @@ def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: b
     # the estimate before encoding (`limits.check_answer_size`) let it through: the bytes say no
     name = generation.rule.name
     spec = rule_failure(name, "answer_too_large", mock.limits)
-    return error_answer(codec, spec, 500, accepted.rid, generation=generation,
-                        failure=f"rule {name!r} answered {size} bytes, over {limit}")  # fmt: skip
+    finish(mock, generation.record, spec)  # ended here: the answer drawn is never sent
+    return error_answer(codec, spec, 500, accepted.rid, failure=f"rule {name!r} answered {size} bytes, "
+                        f"over {limit}")  # fmt: skip
 
 
 def rule_failure(rule: str | None, code: str, limits: Limits) -> ErrorSpec:
@@ -256,6 +265,40 @@ def rule_failure(rule: str | None, code: str, limits: Limits) -> ErrorSpec:
     else:
         message = f"{who} failed to draw an answer ({code}); the server's log has the details."
     return ErrorSpec(status=500, message=message, type="server_error", code=code)
+
+
+def finish(
+    mock: MockGPT,
+    record: CallRecord | None,
+    error: FinishError,
+    cancelled: bool = False,
+    frames_sent: int | None = None,
+) -> None:
+    """`mock.finish(...)`: how a call ended goes to its record and `on_finish`, once. A failing `on_finish`
+    is logged rather than turned into an error answer."""
+    try:
+        mock.finish(record, error, cancelled, frames_sent=frames_sent)
+    except Exception:
+        log.exception("on_finish hook failed")
+
+
+def finish_answered(
+    mock: MockGPT, answered: Answered, *, cancelled: bool = False, frames_sent: int | None = None
+) -> None:
+    """End the call `answered` answers, once it was delivered: its error answer, the fault that ended its
+    stream, or nothing; `cancelled` when the client left first. The sender calls it (the server when the
+    body or the stream's last frame went out, `render` when it wrote the file); refusals were finished by
+    `answer` itself."""
+    drawn = answered.generation
+    if drawn is None:
+        return
+    output = drawn.output
+    error: FinishError = output.error
+    if error is None and answered.wire is not None and not cancelled:
+        error = output.stream.ending()
+        if frames_sent is None:
+            frames_sent = len(answered.wire.frames)
+    finish(mock, drawn.record, error, cancelled, frames_sent)
 
 
 def refuse(mock: MockGPT, codec: WireCodec, exc: Exception, *key: object) -> Answered:

@@ -46,8 +46,8 @@ class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
     __slots__ = (
-        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "limits", "now", "request", "rule",
-        "seed",
+        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "limits", "now", "received",
+        "request", "rule", "seed",
     )  # fmt: skip
 
     def __init__(
@@ -62,8 +62,12 @@ class DrawContext:
         base_seed: int = 0,
         order_reads: list[int] | None = None,
         limits: Limits | None = None,
+        received: ModelRequest | None = None,
     ) -> None:
         self.request = request
+        self.received = request if received is None else received
+        """The request as it arrived, triggers and all; `request` is what content is drawn from (the engine
+        takes `!MOCK_…!` triggers out of it, so no generated text can quote one)."""
         self.seed = seed
         self.now = now
         self.captures: Mapping[str, str] = captures or {}
@@ -106,6 +110,7 @@ class DrawContext:
             base_seed=self.base_seed,
             order_reads=self._order_reads,
             limits=self.limits,
+            received=self.received,
         )
 
     def __repr__(self) -> str:
