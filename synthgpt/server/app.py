@@ -26,6 +26,7 @@ from .admin import AdminGuard, clear_calls, healthz, list_calls
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
+from .offload import Worker
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -104,6 +105,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.worker.close()
             for hook in on_shutdown:
                 hook()
 
@@ -154,4 +156,5 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     return app
