@@ -26,6 +26,7 @@ from .explain import Explanation
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
 from .journal.sqlite import SQLiteJournal
+from .limits import Limits
 from .mock import MockGPT
 from .model import (
     Choice,
@@ -64,6 +65,7 @@ __all__ = [
     "Fault",
     "FixedClock",
     "Journal",
+    "Limits",
     "LoadedRules",
     "Message",
     "MockGPT",

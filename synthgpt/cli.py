@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 from .errors import SynthGPTError
+from .limits import DEFAULT_LIMITS
 
 __all__ = ["build_parser", "main"]
 
@@ -120,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    budgets = serve.add_argument_group("per-request budgets (see docs/security.md)")
+    budgets.add_argument("--max-answer-bytes", type=_positive, default=DEFAULT_LIMITS.max_answer_bytes,
+                         metavar="N", help="bytes of one encoded answer; also bounds estimated answers, "
+                         "schema strings and template values (default: 8 MiB)")  # fmt: skip
+    budgets.add_argument("--max-schema-values", type=_positive, default=DEFAULT_LIMITS.max_schema_values,
+                         metavar="N", help="values in one document drawn for a JSON schema "
+                         "(default: 10000)")  # fmt: skip
+    budgets.add_argument("--template-max-ops", type=_positive, default=DEFAULT_LIMITS.template_ops,
+                         metavar="N", help="loop iterations and range items of one template render "
+                         "(default: 100000)")  # fmt: skip
     serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
                        help="tokens every model's prompt and answer share (a rule file's model profiles "
                             "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
@@ -186,6 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         limit_concurrency=args.limit_concurrency,
         timeout_keep_alive=args.timeout_keep_alive,
         header_timeout=args.header_timeout,
+        max_answer_bytes=args.max_answer_bytes,
+        max_schema_values=args.max_schema_values,
+        template_ops=args.template_max_ops,
         **({} if args.memo_entries is None else {"memo_entries": args.memo_entries}),
     )
     try:

@@ -15,6 +15,7 @@ from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .limits import DEFAULT_LIMITS, Limits, check_answer_size
 from .model import (
     ApiKind,
     Choice,
@@ -72,6 +73,7 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        limits: Limits | None = None,
         on_finish: OnFinish | None = None,
         journal_bytes: int = DEFAULT_JOURNAL_BYTES,
     ) -> None:
@@ -88,6 +90,10 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
+        self.limits = limits or DEFAULT_LIMITS
+        """The per-request budgets (`synthgpt.limits`)."""
         if on_finish is not None and not callable(on_finish):
             raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
         self.on_finish = on_finish
@@ -205,6 +211,7 @@ class MockGPT:
                 req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads,
                 thinks=thinks,
             )
+            check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
         except BaseException:
             rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
             raise
@@ -338,16 +345,18 @@ class MockGPT:
                 call_index=call_index,
                 base_seed=self.seed,
                 order_reads=order_reads,
+                limits=self.limits,
                 received=req,
             )
             try:
                 value = rule.generator.draw(ctx)
             except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
-                raise DrawError(f"rule {rule.name!r}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {exc}", rule=rule.name, code=exc.code,
+                                public=exc.public) from exc  # fmt: skip
             except SynthGPTError:
                 raise
             except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
-                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}", rule=rule.name) from exc
             cut: int | None = None
             finish = None
             if isinstance(value, Answer) and value.usage is not None:
@@ -373,8 +382,9 @@ class MockGPT:
             # said here, where the rule is known, rather than as a bare 500 when the body is encoded
             raise DrawError(
                 f"rule {rule.name!r} answered an embeddings request without one vector per input "
-                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator"
-            )
+                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator",
+                rule=rule.name, public=True,
+            )  # fmt: skip
         usage = _usage(prompt_tokens, choices)
         if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
             usage = usage.model_copy(update=fixed_usage)

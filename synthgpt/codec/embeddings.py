@@ -28,7 +28,7 @@ from .openai_responses_input import type_error
 __all__ = ["EmbeddingsCodec", "MissingEmbeddings", "encode_vector"]
 
 _MAX_INPUTS = 2048
-_MAX_DIMENSIONS = 16384
+_MAX_DIMENSIONS = 3072  # text-embedding-3-large, OpenAI's largest embedding model
 _MAX_INPUT_TOKENS = 8192  # the context of OpenAI's embedding models
 _MAX_REQUEST_TOKENS = 300_000  # OpenAI's limit on all inputs of one request together
 _FORMATS = ("float", "base64")

@@ -37,7 +37,8 @@ def answer_json(value: Any, tool: str | None = None, rule: str = "") -> str:
         where = f"rule {rule!r}: " if rule else ""
         what = "the answer" if tool is None else f"the arguments of tool {tool!r}"
         raise DrawError(f"{where}{what} cannot be written as JSON ({why} found); answers are made of "
-                        "strings, numbers, booleans, null, lists and dicts") from None
+                        "strings, numbers, booleans, null, lists and dicts", rule=rule or None,
+                        public=True) from None  # fmt: skip
 
 
 def call_id(ctx: DrawContext, index: int = 0) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RequestError
 from ..model import ModelRequest
@@ -13,6 +13,9 @@ from .conversation_fill import fill_from_conversation
 from .core import DrawContext, Generator, Objects
 from .prompt_schema import prompt_schema
 from .text import Words
+
+if TYPE_CHECKING:
+    from .schema import FromSchema
 
 __all__ = ["FromRequestSchema", "compiled_schema", "undrawable_request_schema"]
 
@@ -35,13 +38,13 @@ def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str |
 
 
 @lru_cache(maxsize=256)
-def _compile(schema_json: str) -> Generator[Any]:
+def _compile(schema_json: str) -> FromSchema:
     from .schema import FromSchema
 
     return FromSchema(json.loads(schema_json))
 
 
-def compiled_schema(schema: dict[str, Any]) -> Generator[Any]:
+def compiled_schema(schema: dict[str, Any]) -> FromSchema:
     """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs)."""
     return _compile(canonical_json(schema))
 

@@ -26,6 +26,7 @@ from .admin import AdminGuard, clear_calls, healthz, list_calls
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
+from .offload import Worker
 from .playground import (
     PAGE_PATHS,
     call_detail,
@@ -120,6 +121,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.worker.close()
             for hook in on_shutdown:
                 hook()
 
@@ -170,6 +172,7 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     # each API's codec as its routes use it (the first route's): the playground decodes with them
     app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}
     return app

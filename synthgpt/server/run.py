@@ -25,6 +25,7 @@ from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
 from ..errors import ConfigError
 from ..journal import DEFAULT_JOURNAL_BYTES
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mock import MockGPT
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .hosts import default_allowed_hosts, open_admin_warning
@@ -82,6 +83,13 @@ class ServeConfig:
     limit_concurrency: int = DEFAULT_LIMIT_CONCURRENCY
     timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    max_answer_bytes: int = DEFAULT_LIMITS.max_answer_bytes
+    max_schema_values: int = DEFAULT_LIMITS.max_schema_values
+    template_ops: int = DEFAULT_LIMITS.template_ops
+    """The per-request budgets (`synthgpt.limits.Limits`)."""
+
+    def limits(self) -> Limits:
+        return Limits(self.max_answer_bytes, self.max_schema_values, self.template_ops)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -109,7 +117,7 @@ def build_mock(config: ServeConfig) -> MockGPT:
 
     # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
-                           journal_bytes=config.journal_bytes,
+                           journal_bytes=config.journal_bytes, limits=config.limits(),
                            context_window=config.context_window)  # fmt: skip
     if config.journal is not None:
         from ..journal.sqlite import SQLiteJournal

@@ -3,8 +3,8 @@ real `synthgpt serve`, while a poller asks `/healthz` all along. Asserted: no 5x
 within 100 ms throughout (nothing blocks the server), and no credential in any form of the journal (the
 JSON view, the JSONL export, the SQLite file).
 
-Cases that only the draw budgets of the sandbox work bound (huge schemas, huge embeddings) are kept apart
-and marked xfail until that work is merged.
+Cases that only the draw budgets bound (huge schemas, huge embeddings) are kept apart: they must be
+refused early (4xx) without holding the server.
 """
 
 from __future__ import annotations
@@ -235,7 +235,6 @@ def budget_server(start_server: StartServer) -> Iterator[str]:
         yield url
 
 
-BUDGET = pytest.mark.xfail(strict=False, reason="budget from harden-sandbox branch")
 HUGE_SCHEMA = {"type": "array", "minItems": 200_000, "items": {"type": "string", "minLength": 2_000}}
 WIDE_SCHEMA = {
     "type": "object",
@@ -252,15 +251,20 @@ RESPONSES_WIDE = {
     "input": "x",
     "text": {"format": {"type": "json_schema", "name": "w", "schema": WIDE_SCHEMA}},
 }
+GIL_BOUND = pytest.mark.xfail(
+    strict=False,
+    reason="refused without a 5xx, but decoding a 16 MB body and checking its schema holds the GIL for"
+    " 0.2-1.6 s, so /healthz waits: a known gap (issue 11), not yet bounded",
+)
 EMBEDDINGS_HUGE = {"model": "text-embedding-3-large", "input": ["x" * 8_000] * 2_048, "dimensions": 3_072}
 
 
 @pytest.mark.parametrize(
     ("path", "body"),
     [
-        pytest.param("/v1/chat/completions", CHAT_HUGE, marks=BUDGET, id="huge-array-schema"),
-        pytest.param("/v1/responses", RESPONSES_WIDE, marks=BUDGET, id="wide-object-schema"),
-        pytest.param("/v1/embeddings", EMBEDDINGS_HUGE, marks=BUDGET, id="huge-embeddings"),
+        pytest.param("/v1/chat/completions", CHAT_HUGE, id="huge-array-schema"),
+        pytest.param("/v1/responses", RESPONSES_WIDE, marks=GIL_BOUND, id="wide-object-schema"),
+        pytest.param("/v1/embeddings", EMBEDDINGS_HUGE, marks=GIL_BOUND, id="huge-embeddings"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:
