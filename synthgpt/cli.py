@@ -3,6 +3,7 @@
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
                    [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
+                   [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS] [--state-timeout SECONDS]
                    [--access-log] [--log-level LEVEL]
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +56,16 @@ def _port(value: str) -> int:
     return n
 
 
+def _seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {value!r}") from None
+    if not n > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
+    return n
+
+
 def _clock(value: str) -> str:
     from .clock import parse_clock
 
@@ -90,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    serve.add_argument("--state", default=os.environ.get("SYNTHGPT_STATE") or None,
+                       metavar="memory|redis://HOST:PORT/DB",
+                       help="where replicas share call counts (times, sequence), the journal and the "
+                            "Responses store (default: $SYNTHGPT_STATE, else memory: each process its own)")
+    serve.add_argument("--state-ttl", type=_positive, default=3600, metavar="SECONDS",
+                       help="how long the shared state keeps a stored Responses answer (default: 3600)")
+    serve.add_argument("--state-timeout", type=_seconds, default=0.5, metavar="SECONDS",
+                       help="longest wait for the shared state store before answering 503 (default: 0.5)")
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
@@ -121,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         watch=args.watch,
         journal_size=args.journal_size,
         journal=args.journal,
+        state=args.state,
+        state_ttl=args.state_ttl,
+        state_timeout=args.state_timeout,
         access_log=args.access_log,
         log_level=args.log_level,
         **({} if args.memo_entries is None else {"memo_entries": args.memo_entries}),

@@ -15,8 +15,9 @@ from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
 from .journal import CallJournal, CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
-from .rules.rule import Rule, RuleSet
+from .rules.rule import Resolved, Rule, RuleSet
 from .seeding import canonical_json, derive_seed
+from .state.base import CallCounter
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
 __all__ = ["MockGPT"]
@@ -53,6 +54,9 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size)
         self.context_window = context_window
+        self.counter: CallCounter | None = None
+        """Counts the rules' calls when they are shared between processes (`synthgpt.state`); None: each
+        rule counts its own."""
 
     @property
     def journal(self) -> CallJournal:
@@ -83,6 +87,8 @@ class MockGPT:
         """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
         self.journal.clear()
         self.rules.reset()
+        if self.counter is not None:
+            self.counter.reset()
 
     # -- generation --
     def generate(
@@ -118,7 +124,7 @@ class MockGPT:
                 raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
             if limit is None:
                 limit = self.context_window - prompt_tokens  # the answer stops where the window ends
-        resolved = self.rules.resolve(req)
+        resolved = self.rules.resolve(req, self.counter)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
         now = self.clock.now()
@@ -129,8 +135,13 @@ class MockGPT:
                 req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads
             )
         except BaseException:
-            rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
+            self._release(resolved)  # a failed draw answered nothing: it must not use up a `times` slot
             raise
+        if reads and resolved.unshared is not None:
+            # the draw read a call count this process guessed while the shared one was away: no answer
+            # rather than a step another replica may give too
+            self._release(resolved)
+            raise resolved.unshared
 
         def build(index: int) -> CallRecord:
             record = CallRecord(
@@ -180,6 +191,12 @@ class MockGPT:
             return again
 
         return self.journal.add(build)
+
+    def _release(self, resolved: Resolved) -> None:
+        if self.counter is not None and resolved.unshared is None:
+            self.counter.release(self.rules.fingerprint, resolved.rule)
+        else:
+            resolved.rule._release()
 
     def _times_rule_before(self, rule: Rule) -> bool:
         """A rule with `times` at or before `rule`: which rule answers then depends on the calls before."""

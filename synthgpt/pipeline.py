@@ -30,7 +30,7 @@ from .codec.common import parse_json_body
 from .codec.errors import error_headers
 from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
-from .errors import BodyTooLarge, NoRuleMatched, RequestError, SynthGPTError
+from .errors import BodyTooLarge, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation
 from .mock import MockGPT
 from .model import ErrorSpec
@@ -84,6 +84,7 @@ class Answered:
 
 REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
     (BodyTooLarge, 413, "invalid_request_error", "request_too_large"),
+    (StateUnavailable, 503, "server_error", "state_unavailable"),  # before RequestError: never a 4xx
     (RequestError, 400, None, None),  # its own param and code; a `status` attribute wins (404)
     (NoRuleMatched, 400, "invalid_request_error", "no_rule_matched"),
     (SynthGPTError, 500, "server_error", "rule_error"),  # a rule that cannot answer: the rule file's fault
@@ -162,7 +163,10 @@ def answer(
         generation = mock.resolve(req)
     except Exception as exc:
         return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
-    return _encode(codec, generation, rid, _replayable(codec, body))
+    try:
+        return _encode(codec, generation, rid, _replayable(codec, body))
+    except StateUnavailable as exc:  # the Responses store could not keep the answer a continuation needs
+        return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
 
 
 def refuse(mock: MockGPT, codec: WireCodec, exc: Exception, *key: object) -> Answered:

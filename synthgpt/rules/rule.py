@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NoRuleMatched, RuleError, UnknownRuleError
+from ..errors import NoRuleMatched, RuleError, StateUnavailable, UnknownRuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
@@ -18,6 +19,7 @@ from .matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
     from ..journal import CallRecord
+    from ..state.base import CallCounter
 
 __all__ = ["Resolved", "Rule", "RuleSet", "UnknownRuleError"]
 
@@ -105,6 +107,11 @@ class Rule:
             self._count += 1
             return self._count - 1
 
+    def _note(self) -> None:
+        """Count one call a shared counter granted (`synthgpt.state`): this process's `call_count`."""
+        with self._lock:
+            self._count += 1
+
     def _release(self) -> None:
         """Give back a claimed call whose draw failed: it answered nothing, so it neither counts nor uses
         up a `times` slot. (Under concurrent calls to one rule, a call that overlapped the failed one may
@@ -151,6 +158,9 @@ class Resolved:
     rule: Rule
     captures: dict[str, str]
     call_index: int
+    unshared: StateUnavailable | None = None
+    """Set when the shared counter could not be reached and `call_index` is this process's own count:
+    the answer may go out only if the draw never reads it (see `MockGPT.resolve`)."""
 
 
 class RuleSet:
@@ -160,6 +170,7 @@ class RuleSet:
         self.rules: list[Rule] = []
         self.models = tuple(models)
         """Model names the rules serve; empty means any model is accepted."""
+        self._fingerprint: str | None = None
         for r in rules:
             self.add(r)
 
@@ -169,6 +180,7 @@ class RuleSet:
         if any(r.name == rule.name for r in self.rules):
             raise RuleError(f"two rules are named {rule.name!r}; rule names must be unique")
         self.rules.append(rule)
+        self._fingerprint = None
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
@@ -185,15 +197,36 @@ class RuleSet:
                 return r
         raise UnknownRuleError(key, [r.name for r in self.rules])
 
-    def resolve(self, request: ModelRequest) -> Resolved:
+    @property
+    def fingerprint(self) -> str:
+        """What identifies these rules across processes: a hash of every rule as written (its repr), so
+        replicas loading the same rule files share call counts (`synthgpt.state`), wherever the files lie."""
+        fp = self._fingerprint
+        if fp is None:
+            text = "\n".join(repr(r) for r in self.rules)
+            fp = self._fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return fp
+
+    def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
+        """The first matching rule with calls left; `counter` counts the calls when given (shared state),
+        else each rule counts its own."""
         for rule in self.rules:
             caps = rule.matcher.match(request)
             if caps is None:
                 continue
-            index = rule._claim()
+            unshared: StateUnavailable | None = None
+            if counter is None:
+                index = rule._claim()
+            else:
+                try:
+                    index = counter.claim(self.fingerprint, rule)
+                except StateUnavailable as exc:
+                    if rule.times is not None:  # whether it may answer at all is the shared count's say
+                        raise
+                    index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return Resolved(rule, caps, index)
+            return Resolved(rule, caps, index, unshared)
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)

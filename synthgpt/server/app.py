@@ -18,10 +18,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from ..codec.base import WireCodec
+from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
-from .admin import clear_calls, healthz, list_calls
+from ..state.base import MemoryState, StateStore
+from .admin import clear_calls, healthz, list_calls, readyz
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
 from .responses import error_response, request_id
@@ -43,22 +45,28 @@ def create_app(
     on_startup: Sequence[Callable[[], object]] = (),
     on_shutdown: Sequence[Callable[[], object]] = (),
     memo_entries: int = DEFAULT_MEMO_ENTRIES,
+    state: StateStore | None = None,
 ) -> Starlette:
     """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
 
     `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
     `memo_entries` bounds the memo of encoded answers replayed for repeated requests (`server.memo`;
-    0 turns it off).
+    0 turns it off). `state` is what replicas share (`synthgpt.state`): its Responses store replaces the
+    codec's own, and `/readyz` reports whether it answers.
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
     if memo_entries < 0:
         raise ValueError(f"memo_entries must be >= 0, got {memo_entries}")
     instances: dict[type, WireCodec] = {}
+    shared_store = state.responses() if state is not None else None
 
     def codec_of(source: WireCodec | type) -> WireCodec:
         if isinstance(source, type):  # one instance per app, shared by every route naming the class
-            return instances.setdefault(source, source())
+            if source not in instances:
+                shared = shared_store is not None and issubclass(source, ResponsesCodec)
+                instances[source] = source(store=shared_store) if shared else source()
+            return instances[source]
         return source
 
     api_routes: list[tuple[BaseRoute, WireCodec]] = []
@@ -72,6 +80,7 @@ def create_app(
         *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
     ]
@@ -133,4 +142,5 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.state_store = state if state is not None else MemoryState()
     return app
