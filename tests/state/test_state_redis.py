@@ -18,8 +18,7 @@ from synthgpt.errors import ConfigError
 from synthgpt.server.run import ServeConfig, create_app_from_config
 from synthgpt.state import RedisState, open_state
 from synthgpt.testing import InProcessTransport2
-
-from .conftest import RedisServer, free_port
+from tests.state._redis import RedisServer, free_port
 
 RULES = """\
 rules:
