@@ -187,7 +187,7 @@ class Cluster:
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
                 self.replicas.append(proc)
             for proc in self.replicas:
-                line = _first_line(proc, timeout=60)
+                line = _first_line(proc, timeout=180)  # three imports at once on a busy machine
                 if not line.startswith("synthgpt listening on "):
                     raise RuntimeError(f"a replica did not start: {line!r}")
                 self.replica_urls.append(line.split(" on ", 1)[1].strip())
@@ -210,7 +210,7 @@ class Cluster:
     def _wait_ready(self) -> None:
         import httpx
 
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         for url in self.replica_urls:
             while True:
                 try:

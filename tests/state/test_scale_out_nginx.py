@@ -46,7 +46,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp = tmp_path_factory.mktemp("cluster")
     rules = tmp / "rules.yaml"
     rules.write_text(RULES)
-    with Cluster(tmp, rules=[rules], replicas=3) as c:
+    # a generous timeout: on a loaded CI machine a Redis reply may take longer than the 0.5 s default, and
+    # this test is about counts, not about timeouts (a refused connection still fails at once)
+    with Cluster(tmp, rules=[rules], replicas=3, extra_args=("--state-timeout", "10")) as c:
         yield c
 
 

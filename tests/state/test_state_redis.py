@@ -53,7 +53,7 @@ class Replicas:
     """Apps built as `synthgpt serve RULES --state URL` builds them, one client each."""
 
     def __init__(self, rules: Path, url: str, n: int) -> None:
-        config = ServeConfig(rule_files=(str(rules),), state=url)
+        config = ServeConfig(rule_files=(str(rules),), state=url, state_timeout=10)  # a loaded CI machine
         self.apps: list[Starlette] = [create_app_from_config(config) for _ in range(n)]
         self.clients = [httpx2.Client(transport=InProcessTransport2(a), base_url="http://t")
                         for a in self.apps]  # fmt: skip
