@@ -3,8 +3,8 @@
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
                    [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
-                   [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS] [--state-timeout SECONDS]
-                   [--access-log] [--log-level LEVEL]
+                   [--context-window N] [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS]
+                   [--state-timeout SECONDS] [--access-log] [--log-level LEVEL]
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
 
@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
+                       help="tokens every model's prompt and answer share (a rule file's model profiles "
+                            "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
     serve.add_argument("--state", default=os.environ.get("SYNTHGPT_STATE") or None,
                        metavar="memory|redis://HOST:PORT/DB",
                        help="where replicas share call counts (times, sequence), the journal and the "
@@ -141,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         watch=args.watch,
         journal_size=args.journal_size,
         journal=args.journal,
+        context_window=args.context_window,
         state=args.state,
         state_ttl=args.state_ttl,
         state_timeout=args.state_timeout,

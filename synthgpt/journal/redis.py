@@ -2,6 +2,8 @@
 
     synthgpt:journal:total   every call ever journaled (INCR numbers the calls of all replicas in one order)
     synthgpt:journal         stream of the newest records, one JSON field each (`record_to_dict`)
+    synthgpt:journal:delivery:<index>   how a call ended, when that is not what was written with it (a
+                             stream that was still `streaming`, an error, a cancel); expires after a day
 
 Reads (`GET /_synthgpt/calls`) fetch the kept stream and filter here: the stream is bounded by
 `--journal-size`, and reading the journal is rare next to writing it. A record that cannot be written
@@ -19,12 +21,13 @@ from typing import Any
 
 from ..errors import StateUnavailable
 from ..state.link import RedisLink
-from .memory import CallRecord, _globs
+from .memory import CallRecord, Delivery, _globs
 from .sqlite import record_from_dict, record_to_dict
 
 __all__ = ["RedisJournal"]
 
 log = logging.getLogger("synthgpt.server")
+_DELIVERY_TTL = 86400  # seconds: a listing long after the run still shows how its calls ended
 
 
 class RedisJournal:
@@ -57,6 +60,17 @@ class RedisJournal:
         self._failing = False
         return record
 
+    def finished(self, record: CallRecord) -> None:
+        """Keep how the call ended, unless the record as written already says it (a whole answer: `done`)."""
+        if self._maxlen == 0 or record.index < 0 or (record.outcome == "done" and record.frames_sent is None):
+            return
+        key = self._link.key("journal", "delivery", str(record.index))
+        data = json.dumps([record.outcome, record.frames_sent])
+        try:
+            self._link.call(lambda c: c.set(key, data, ex=_DELIVERY_TTL))
+        except StateUnavailable as exc:
+            self._drop(exc)
+
     def _drop(self, exc: StateUnavailable) -> None:
         self.dropped += 1
         if not self._failing:
@@ -68,6 +82,15 @@ class RedisJournal:
         # stream order is write order; two replicas may write their INCR-numbered records out of order
         records = [record_from_dict(json.loads(fields[b"r"])) for _, fields in entries]
         records.sort(key=lambda r: r.index)
+        if records:
+            keys = [self._link.key("journal", "delivery", str(r.index)) for r in records]
+            ended: list[bytes | None] = self._link.call(lambda c: c.mget(keys))
+            for i, data in enumerate(ended):
+                if data is not None:
+                    outcome, frames = json.loads(data)
+                    r = records[i]
+                    records[i] = CallRecord(r.index, r.request, r.rule, r.seed, r.output, r.at, r.duration_ms,
+                                            r.captures, Delivery(outcome, frames))  # fmt: skip
         return records
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> builtins.list[CallRecord]:
