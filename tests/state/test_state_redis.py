@@ -226,3 +226,13 @@ def test_a_state_url_that_is_not_redis_is_refused() -> None:
         open_state("localhost")
     with pytest.raises(ConfigError, match=r"--state must be redis://HOST:PORT/DB .* got 'http://x'"):
         open_state("http://x")
+
+
+def test_the_shared_journal_shows_how_each_call_ended(replicas: Replicas) -> None:
+    a, b, _ = replicas.clients
+    streamed = a.post("/v1/chat/completions", json={**chat("hello"), "stream": True})
+    assert streamed.status_code == 200
+    frames = streamed.text.count("data: ")
+    text_of(b.post("/v1/chat/completions", json=chat("hello")))
+    calls = b.get("/_synthgpt/calls").json()
+    assert [(c["outcome"], c["frames_sent"]) for c in calls] == [("done", frames), ("done", None)]
