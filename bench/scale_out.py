@@ -34,18 +34,7 @@ if __package__ in (None, ""):  # run as a script: make the repository root impor
 from bench.cluster import Cluster, RedisServer, missing_programs
 from bench.pyload import RequestSource, run_load
 
-RULES = """\
-rules:
-  - name: flaky
-    match: {last_user: flaky}
-    sequence:
-      - output: {text: step one}
-      - output: {text: step two}
-      - output: {text: step three}
-  - name: default
-    match: always
-    output: {text: stateless}
-"""
+RULES = Path(__file__).resolve().parent / "rules" / "scale_out.yaml"
 REQUEST = {"model": "gpt-4o", "messages": [{"role": "user", "content": "flaky"}]}
 
 
@@ -54,8 +43,7 @@ def engine_costs(redis_url: str, workdir: Path, calls: int) -> list[dict[str, An
     from synthgpt.rules.loader import mock_from_files
     from synthgpt.state import RedisState
 
-    rules = workdir / "bench-rules.yaml"
-    rules.write_text(RULES)
+    rules = RULES
     rows: list[dict[str, Any]] = []
     for mode in ("memory", "sqlite journal", "redis counter", "redis counter + journal"):
         mock = mock_from_files([rules])
@@ -114,8 +102,7 @@ def hop_costs(redis_url: str, calls: int) -> dict[str, float]:
 
 
 def throughput(workdir: Path, replicas: int, duration: float, connections: int) -> dict[str, float]:
-    rules = workdir / "tp-rules.yaml"
-    rules.write_text(RULES)
+    rules = RULES
     sub = workdir / f"cluster-{replicas}"
     sub.mkdir(exist_ok=True)
     with Cluster(sub, rules=[rules], replicas=replicas) as c:

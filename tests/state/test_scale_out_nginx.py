@@ -8,6 +8,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,21 +17,7 @@ from bench.cluster import Cluster, missing_programs
 
 pytestmark = pytest.mark.slow
 
-RULES = """\
-rules:
-  - name: flaky
-    match: {last_user: flaky}
-    sequence:
-      - output: {text: step one}
-      - output: {text: step two}
-      - output: {text: step three}
-  - name: counted
-    match: {last_user: count}
-    template: "call {{ call_index }}"
-  - name: default
-    match: always
-    output: {text: stateless}
-"""
+RULES = Path(__file__).resolve().parents[2] / "bench" / "rules" / "scale_out.yaml"  # flaky, counted, default
 CLIENTS = 50
 
 
@@ -44,11 +31,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     if problem:
         pytest.skip(problem)
     tmp = tmp_path_factory.mktemp("cluster")
-    rules = tmp / "rules.yaml"
-    rules.write_text(RULES)
     # a generous timeout: on a loaded CI machine a Redis reply may take longer than the 0.5 s default, and
     # this test is about counts, not about timeouts (a refused connection still fails at once)
-    with Cluster(tmp, rules=[rules], replicas=3, extra_args=("--state-timeout", "10")) as c:
+    with Cluster(tmp, rules=[RULES], replicas=3, extra_args=("--state-timeout", "10")) as c:
         yield c
 
 

@@ -20,22 +20,7 @@ from synthgpt.state import RedisState, open_state
 from synthgpt.testing import InProcessTransport2
 from tests.state._redis import RedisServer, free_port
 
-RULES = """\
-rules:
-  - name: flaky
-    match: {last_user: flaky}
-    sequence:
-      - output: {text: step one}
-      - output: {text: step two}
-      - output: {text: step three}
-  - name: limited
-    match: {last_user: once}
-    times: 2
-    output: {text: limited}
-  - name: default
-    match: always
-    output: {text: stateless}
-"""
+RULES = Path(__file__).resolve().parents[2] / "bench" / "rules" / "scale_out.yaml"
 
 
 def chat(text: str) -> dict[str, object]:
@@ -43,10 +28,8 @@ def chat(text: str) -> dict[str, object]:
 
 
 @pytest.fixture
-def rules(tmp_path: Path) -> Path:
-    path = tmp_path / "rules.yaml"
-    path.write_text(RULES)
-    return path
+def rules() -> Path:
+    return RULES
 
 
 class Replicas:
@@ -193,7 +176,7 @@ def test_redis_lost_mid_run_503_for_stateful_then_recovers(
     assert ready.json()["status"] == "unavailable"
     assert a.get("/healthz").status_code == 200
     redis_server.start()  # back, with its data (append-only file)
-    assert a.get("/readyz").json() == {"status": "ready", "rules": 3, "state": "redis"}
+    assert a.get("/readyz").json() == {"status": "ready", "rules": 4, "state": "redis"}
     assert text_of(a.post("/v1/chat/completions", json=chat("flaky"))) == "step two"
     r = b.post("/v1/responses", json={"model": "gpt-4o", "input": "more", "previous_response_id": stored})
     assert r.status_code == 200, r.text
@@ -203,7 +186,7 @@ def test_readyz_in_memory(rules: Path) -> None:
     app = create_app_from_config(ServeConfig(rule_files=(str(rules),)))
     with httpx2.Client(transport=InProcessTransport2(app), base_url="http://t") as client:
         r = client.get("/readyz")
-    assert (r.status_code, r.json()) == (200, {"status": "ready", "rules": 3, "state": "memory"})
+    assert (r.status_code, r.json()) == (200, {"status": "ready", "rules": 4, "state": "memory"})
 
 
 def test_redis_down_at_start_up_is_a_clear_exit(capsys: pytest.CaptureFixture[str]) -> None:
