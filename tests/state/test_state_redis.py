@@ -219,3 +219,12 @@ def test_the_shared_journal_shows_how_each_call_ended(replicas: Replicas) -> Non
     text_of(b.post("/v1/chat/completions", json=chat("hello")))
     calls = b.get("/_synthgpt/calls").json()
     assert [(c["outcome"], c["frames_sent"]) for c in calls] == [("done", frames), ("done", None)]
+
+
+def test_round_trips_per_call(redis_server: RedisServer, tmp_path: Path) -> None:
+    """What each store costs a call in Redis round trips (bench/scale_out.py reports the µs next to it)."""
+    from bench.scale_out import engine_costs
+
+    rows = engine_costs(redis_server.url, tmp_path, 20)
+    assert [(r["state"], r["round_trips"]) for r in rows] == [
+        ("memory", 0), ("sqlite journal", 0), ("redis counter", 1), ("redis counter + journal", 3)]
