@@ -138,6 +138,7 @@ http {{
     upstream synthgpt {{
 {servers}
         keepalive 64;
+        keepalive_timeout 2s;   # under uvicorn's 5 s: nginx never reuses a connection the replica is closing
     }}
     server {{
         listen 127.0.0.1:{port};
