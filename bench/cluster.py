@@ -146,6 +146,7 @@ http {{
             proxy_pass http://synthgpt;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
+            proxy_set_header Host $http_host;  # the client's Host: what --allowed-hosts checks
             proxy_buffering off;
             proxy_next_upstream off;
             add_header x-upstream $upstream_addr always;

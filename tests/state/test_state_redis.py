@@ -38,7 +38,7 @@ class Replicas:
     def __init__(self, rules: Path, url: str, n: int) -> None:
         config = ServeConfig(rule_files=(str(rules),), state=url, state_timeout=10)  # a loaded CI machine
         self.apps: list[Starlette] = [create_app_from_config(config) for _ in range(n)]
-        self.clients = [httpx2.Client(transport=InProcessTransport2(a), base_url="http://t")
+        self.clients = [httpx2.Client(transport=InProcessTransport2(a), base_url="http://localhost")
                         for a in self.apps]  # fmt: skip
 
     def close(self) -> None:
@@ -184,7 +184,7 @@ def test_redis_lost_mid_run_503_for_stateful_then_recovers(
 
 def test_readyz_in_memory(rules: Path) -> None:
     app = create_app_from_config(ServeConfig(rule_files=(str(rules),)))
-    with httpx2.Client(transport=InProcessTransport2(app), base_url="http://t") as client:
+    with httpx2.Client(transport=InProcessTransport2(app), base_url="http://localhost") as client:
         r = client.get("/readyz")
     assert (r.status_code, r.json()) == (200, {"status": "ready", "rules": 4, "state": "memory"})
 
