@@ -6,6 +6,7 @@
                    [--memo-entries N] [--context-window N]
                    [--admin-token TOKEN | --no-admin] [--allowed-hosts H,…]
                    [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
+                   [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS] [--state-timeout SECONDS]
                    [--access-log] [--log-level LEVEL]
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
@@ -134,6 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
                        help="tokens every model's prompt and answer share (a rule file's model profiles "
                             "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
+    serve.add_argument("--state", default=os.environ.get("SYNTHGPT_STATE") or None,
+                       metavar="memory|redis://HOST:PORT/DB",
+                       help="where replicas share call counts (times, sequence), the journal and the "
+                            "Responses store (default: $SYNTHGPT_STATE, else memory: each process its own)")
+    serve.add_argument("--state-ttl", type=_positive, default=3600, metavar="SECONDS",
+                       help="how long the shared state keeps a stored Responses answer (default: 3600)")
+    serve.add_argument("--state-timeout", type=_seconds, default=0.5, metavar="SECONDS",
+                       help="longest wait for the shared state store before answering 503 (default: 0.5)")
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
                        help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
@@ -189,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         journal_bytes=args.journal_bytes,
         journal=args.journal,
         context_window=args.context_window,
+        state=args.state,
+        state_ttl=args.state_ttl,
+        state_timeout=args.state_timeout,
         access_log=args.access_log,
         log_level=args.log_level,
         admin=not args.no_admin,

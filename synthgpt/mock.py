@@ -31,9 +31,10 @@ from .model import (
 )
 from .profiles import output_limit, profile_for
 from .request_checks import check_answerable
-from .rules.rule import Rule, RuleSet
+from .rules.rule import Resolved, Rule, RuleSet
 from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
+from .state.base import CallCounter
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
 if TYPE_CHECKING:
@@ -90,6 +91,9 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
+        self.counter: CallCounter | None = None
+        """Counts the rules' calls when they are shared between processes (`synthgpt.state`); None: each
+        rule counts its own."""
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
         self.limits = limits or DEFAULT_LIMITS
@@ -129,6 +133,8 @@ class MockGPT:
         """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
         self.journal.clear()
         self.rules.reset()
+        if self.counter is not None:
+            self.counter.reset()
 
     # -- generation --
     def generate(
@@ -200,7 +206,7 @@ class MockGPT:
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
         prompt_tokens, limit, thinks = self.budget(req)
-        resolved = self.rules.resolve(req)
+        resolved = self.rules.resolve(req, self.counter)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
         now = self.clock.now()
@@ -213,8 +219,13 @@ class MockGPT:
             )
             check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
         except BaseException:
-            rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
+            self._release(resolved)  # a failed draw answered nothing: it must not use up a `times` slot
             raise
+        if reads and resolved.unshared is not None:
+            # the draw read a call count this process guessed while the shared one was away: no answer
+            # rather than a step another replica may give too
+            self._release(resolved)
+            raise resolved.unshared
 
         def build(index: int) -> CallRecord:
             record = CallRecord(
@@ -288,6 +299,12 @@ class MockGPT:
             return again
 
         return self.journal.add(build)
+
+    def _release(self, resolved: Resolved) -> None:
+        if self.counter is not None and resolved.unshared is None:
+            self.counter.release(self.rules.fingerprint, resolved.rule)
+        else:
+            resolved.rule._release()
 
     def _times_rule_before(self, rule: Rule) -> bool:
         """A rule with `times` at or before `rule`: which rule answers then depends on the calls before."""

@@ -19,10 +19,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from ..codec.base import WireCodec
+from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
-from .admin import AdminGuard, clear_calls, healthz, list_calls
+from ..state.base import MemoryState, StateStore
+from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
@@ -55,6 +57,7 @@ def create_app(
     on_startup: Sequence[Callable[[], object]] = (),
     on_shutdown: Sequence[Callable[[], object]] = (),
     memo_entries: int = DEFAULT_MEMO_ENTRIES,
+    state: StateStore | None = None,
     admin: bool = True,
     admin_token: str | None = None,
     allowed_hosts: Sequence[str] | None = None,
@@ -68,16 +71,22 @@ def create_app(
     `allowed_hosts` (Starlette's `TrustedHostMiddleware` patterns, `*.example.com` or `*`) answers 400 to
     a request whose `Host` header names another host: what a page in a browser sends after rebinding its
     own name to this server's address. None accepts any host (in-process transports use made-up ones).
+    `state` is what replicas share (`synthgpt.state`): its Responses store replaces the codec's own, and
+    `/readyz` reports whether it answers.
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
     if memo_entries < 0:
         raise ValueError(f"memo_entries must be >= 0, got {memo_entries}")
     instances: dict[type, WireCodec] = {}
+    shared_store = state.responses() if state is not None else None
 
     def codec_of(source: WireCodec | type) -> WireCodec:
         if isinstance(source, type):  # one instance per app, shared by every route naming the class
-            return instances.setdefault(source, source())
+            if source not in instances:
+                shared = shared_store is not None and issubclass(source, ResponsesCodec)
+                instances[source] = source(store=shared_store) if shared else source()
+            return instances[source]
         return source
 
     api_routes: list[tuple[BaseRoute, WireCodec]] = []
@@ -92,6 +101,7 @@ def create_app(
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
         Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
     ]
     if admin:
         all_routes += [
@@ -172,6 +182,7 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.state_store = state if state is not None else MemoryState()
     app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     # each API's codec as its routes use it (the first route's): the playground decodes with them
     app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}

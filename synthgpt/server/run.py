@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..journal import DEFAULT_JOURNAL_BYTES
 from ..limits import DEFAULT_LIMITS, Limits
 from ..mock import MockGPT
+from ..state import DEFAULT_TIMEOUT, DEFAULT_TTL, StateStore, open_state
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .hosts import default_allowed_hosts, open_admin_warning
 from .limits import (
@@ -74,6 +75,13 @@ class ServeConfig:
     log_level: str = "warning"
     memo_entries: int = DEFAULT_MEMO_ENTRIES
     """Bound of the memo of encoded answers to repeated requests (`server.memo`); 0 turns it off."""
+    state: str | None = None
+    """`redis://HOST:PORT/DB`: call counts, journal and Responses store shared by every replica
+    (`synthgpt.state`); None or `memory`: each process keeps its own."""
+    state_ttl: int = DEFAULT_TTL
+    """Seconds a stored Responses conversation lives in the shared state store."""
+    state_timeout: float = DEFAULT_TIMEOUT
+    """Seconds one state-store command may take before the request gets a 503."""
     admin: bool = True
     """False: no `/_synthgpt/` routes (404)."""
     admin_token: str | None = None
@@ -104,8 +112,14 @@ class ServeConfig:
         return cls(**data)
 
 
-def build_mock(config: ServeConfig) -> MockGPT:
-    """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files)."""
+def open_config_state(config: ServeConfig) -> StateStore:
+    """The state store `config` names, reachable (else a ConfigError saying why)."""
+    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout)
+
+
+def build_mock(config: ServeConfig, state: StateStore | None = None) -> MockGPT:
+    """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files);
+    with a shared `state`, its call counter and journal (an explicit `--journal` file wins)."""
     seed = config.seed
     clock: Clock | None = None
     if config.clock is not None:
@@ -126,14 +140,20 @@ def build_mock(config: ServeConfig) -> MockGPT:
             mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
+    if state is not None:
+        mock.counter = state.counter
+        shared = state.journal(config.journal_size) if config.journal is None else None
+        if shared is not None:
+            mock.journal = shared
     return mock
 
 
 def create_app_from_config(config: ServeConfig) -> Starlette:
     quiet_aborted_streams()
-    mock = build_mock(config)
+    state = open_config_state(config)
+    mock = build_mock(config, state)
     on_startup: list[Callable[[], object]] = []
-    on_shutdown: list[Callable[[], object]] = []
+    on_shutdown: list[Callable[[], object]] = [state.close]
     if config.watch and config.rule_files:
         from ..rules.watch import RuleWatcher
 
@@ -148,7 +168,7 @@ def create_app_from_config(config: ServeConfig) -> Starlette:
     return create_app(
         mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown,
         memo_entries=config.memo_entries, admin=config.admin, admin_token=config.admin_token,
-        allowed_hosts=None if allowed == ("*",) else allowed,
+        allowed_hosts=None if allowed == ("*",) else allowed, state=state,
     )  # fmt: skip
 
 
@@ -213,6 +233,7 @@ def serve(config: ServeConfig, *, out: IO[str] | None = None) -> None:
     app: Starlette | str
     if config.workers > 1:
         build_mock(config)  # fail here, once, rather than in every worker
+        open_config_state(config).close()
         os.environ[ENV_VAR] = config.to_json()
         os.environ[SUPERVISOR_VAR] = str(os.getpid())
         app = "synthgpt.server.run:create_app_from_env"
