@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..errors import RuleError
 from ..model import ModelRequest
@@ -339,8 +339,10 @@ def model(pattern: str) -> Matcher:
     return _Field(f"model({pattern!r})", lambda r: r.model == pattern)
 
 
-ApiName = Literal["chat", "responses", "messages", "embeddings", "python"]
-_APIS = ("chat", "responses", "messages", "embeddings", "python")
+ApiName = Literal[
+    "chat", "responses", "messages", "embeddings", "gemini", "ollama", "cohere", "bedrock", "python"
+]
+_APIS: tuple[ApiName, ...] = get_args(ApiName)
 
 
 def api(*kinds: ApiName) -> Matcher:

@@ -24,6 +24,7 @@ from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .models import dialect_for, get_model, list_models
+from .provider_routes import PROVIDER_ROUTES
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -67,6 +68,7 @@ def create_app(
         api_routes.append((Route(r.path, api_endpoint(codec), methods=list(r.methods)), codec))
     all_routes: list[BaseRoute] = [
         *(route for route, _ in api_routes),
+        *PROVIDER_ROUTES,
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
         *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),

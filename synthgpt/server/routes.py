@@ -23,6 +23,9 @@ from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
 from ..codec.common import parse_json_body
 from ..codec.embeddings import EmbeddingsCodec
+from ..codec.framing import stream_media_type
+from ..codec.gemini import GeminiCodec
+from ..codec.gemini_embed import GeminiEmbedCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import plan_wire
@@ -57,6 +60,8 @@ class ApiRoute:
 
 
 _CHAT = ChatCodec()
+_GEMINI, _GEMINI_STREAM = GeminiCodec(), GeminiCodec(stream=True)
+_GEMINI_EMBED, _GEMINI_BATCH_EMBED = GeminiEmbedCodec(batch=False), GeminiEmbedCodec(batch=True)
 
 API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/chat/completions", _CHAT),
@@ -69,6 +74,13 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/deployments/{deployment}/embeddings", EmbeddingsCodec()),
+    # Gemini: `google-genai` posts to /v1 by default, older clients and curl examples to /v1beta
+    *(route for v in ("v1beta", "v1") for route in (
+        ApiRoute(f"/{v}/models/{{model}}:generateContent", _GEMINI),
+        ApiRoute(f"/{v}/models/{{model}}:streamGenerateContent", _GEMINI_STREAM),
+        ApiRoute(f"/{v}/models/{{model}}:embedContent", _GEMINI_EMBED),
+        ApiRoute(f"/{v}/models/{{model}}:batchEmbedContents", _GEMINI_BATCH_EMBED),
+    )),
 )
 
 
@@ -135,7 +147,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         await pace.admit()
     req: ModelRequest | None = None
     try:
-        req = codec.decode(body, request.headers, request.path_params)
+        req = codec.decode(body, request.headers, _params(request))
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not _serves(mock, req.model):
             return error_response(codec, model_not_found(req.model), 404, rid)
@@ -172,6 +184,13 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     return response
 
 
+def _params(request: Request) -> dict[str, str]:
+    """Path parameters, and the query's where there is one (Gemini's `?alt=sse`); the path's win."""
+    if not request.scope.get("query_string"):
+        return request.path_params
+    return {**request.query_params, **request.path_params}
+
+
 def _plain_generation(mock: MockGPT) -> bool:
     """`agenerate` is the engine's own, not wrapped (by a spy, a test double): tracing it is the same."""
     return "agenerate" not in vars(mock) and type(mock).agenerate is MockGPT.agenerate
@@ -203,7 +222,8 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
         rest = plan if plan.first_delay_ms == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
         wire = plan_wire(frames, rest, codec, output, req)
+        media = stream_media_type(codec, req)
         if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
-            return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
-        return PacedStream(wire, headers)
+            return EventStreamBody(wire.writes[0].data, headers, media)  # unpaced: the whole stream at once
+        return PacedStream(wire, headers, media_type=media)
     return json_response(codec.body(output, req), 200, headers)
