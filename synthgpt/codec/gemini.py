@@ -210,9 +210,9 @@ def _parts(choice: Choice, request: ModelRequest, seed: int, index: int) -> list
                 call["thoughtSignature"] = token_from_seed(signature, 64)
                 signed = True
             parts.append(call)
-    for part in parts:
-        if "text" in part and not part.get("thought"):
-            part["text"] = _ordered(part["text"], request)
+    for built in parts:
+        if "text" in built and not built.get("thought"):
+            built["text"] = _ordered(built["text"], request)
     return parts
 
 
