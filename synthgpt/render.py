@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, get_args
 
 from .codec.base import WireCodec
 from .errors import NoRuleMatched, RequestError, SynthGPTError
@@ -34,8 +34,10 @@ from .mock import MockGPT
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
-RenderApi = Literal["chat", "responses", "messages"]
-_APIS: tuple[RenderApi, ...] = ("chat", "responses", "messages")
+RenderApi = Literal["chat", "responses", "messages", "gemini", "ollama", "cohere", "bedrock"]
+_APIS: tuple[RenderApi, ...] = get_args(RenderApi)
+_MODEL_IN_URL = ("gemini", "bedrock")
+"""APIs whose model is part of the URL: their request lines name it in a `model` (or `modelId`) field."""
 _PROGRESS_MIN = 50  # batches smaller than this finish too fast for a bar to help
 
 
@@ -64,7 +66,11 @@ class Rendered:
         return entry
 
 
-def _codec(api: RenderApi) -> WireCodec:
+def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
+    if api == "gemini":
+        from .codec.gemini import GeminiCodec
+
+        return GeminiCodec(stream=stream)
     if api == "chat":
         from .codec.openai_chat import ChatCodec
 
@@ -76,6 +82,13 @@ def _codec(api: RenderApi) -> WireCodec:
     from .codec.anthropic_messages import MessagesCodec
 
     return MessagesCodec()
+
+
+_STREAM_SUFFIXES = {
+    "text/event-stream": ".sse",
+    "application/x-ndjson": ".ndjson",
+    "application/vnd.amazon.eventstream": ".eventstream",
+}
 
 
 def file_stem(line: int, raw: str, api: str, stream: bool, width: int = 4) -> str:
@@ -98,21 +111,26 @@ def render_requests(
 ) -> list[Rendered]:
     """Answer every non-blank line of a JSONL text, in order, with `mock`. Pure: nothing is written."""
     codec = _codec(api)
+    stream_codec = _codec(api, stream=True) if api in _MODEL_IN_URL else codec
     numbered = [(i + 1, text) for i, text in enumerate(lines) if text.strip()]
     width = max(4, len(str(len(lines))))
     out: list[Rendered] = []
     for done, (line, text) in enumerate(numbered, 1):
         stem = file_stem(line, text, api, stream, width)
-        out.append(_render_line(mock, codec, api, line, text, stem, stream))
+        out.append(_render_line(mock, (codec, stream_codec), api, line, text, stem, stream))
         if on_progress is not None:
             on_progress(done, len(numbered))
     return out
 
 
 def _render_line(
-    mock: MockGPT, codec: WireCodec, api: RenderApi, line: int, text: str, stem: str, stream: bool
+    mock: MockGPT, codecs: tuple[WireCodec, WireCodec], api: RenderApi, line: int, text: str, stem: str,
+    stream: bool,
 ) -> Rendered:
+    from .codec.framing import stream_media_type
     from .codec.sse import plan_wire
+
+    codec = codecs[0]
 
     def failure(error: RequestError, status: int) -> Rendered:
         payload = _json_bytes(codec.error_body(error, status))
@@ -122,10 +140,19 @@ def _render_line(
         body = json.loads(text)
     except ValueError as exc:
         return failure(RequestError(f"not valid JSON: {exc}"), 400)
-    if stream and isinstance(body, dict):
+    params: dict[str, str] = {}
+    if api in _MODEL_IN_URL and isinstance(body, dict):
+        # the route names the model and whether to stream; a line says both in its body
+        body = dict(body)
+        model = body.pop("model", body.pop("modelId", None))
+        params["model"] = str(model).removeprefix("models/") if model is not None else ""
+        if stream or body.pop("stream", False) is True:
+            codec = codecs[1]
+            params["alt"] = "sse"
+    elif stream and isinstance(body, dict):
         body = {**body, "stream": True}
     try:
-        request = codec.decode(body, {}, {})
+        request = codec.decode(body, {}, params)
         output = mock.generate(request, api=api)
     except NoRuleMatched as exc:
         return failure(RequestError(f"no rule matched {exc.summary}"), 500)
@@ -141,7 +168,8 @@ def _render_line(
                         headers=error_headers(output.error))  # fmt: skip
     if request.stream:
         plan = plan_wire(codec.frames(output, request), output.stream, codec, output, request)
-        return Rendered(line, stem + ".sse", plan.data, output.rule, seed, 200)
+        suffix = _STREAM_SUFFIXES.get(stream_media_type(codec, request), ".stream")
+        return Rendered(line, stem + suffix, plan.data, output.rule, seed, 200)
     return Rendered(line, stem + ".json", _json_bytes(codec.body(output, request)), output.rule, seed, 200)
 
 

@@ -24,7 +24,10 @@ MAX_JSON_DEPTH = 128
 enough under what the request model can serialize (pydantic stops near 255) and what the recursive
 schema and template code can walk, that a deep body is refused up front instead of failing mid-answer."""
 
-_PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
+_PRIVATE_HEADERS = frozenset({
+    "authorization", "api-key", "x-api-key", "cookie", "proxy-authorization",
+    "x-goog-api-key", "x-amz-security-token",  # Gemini's key; AWS session credentials (Bedrock)
+})  # fmt: skip
 
 
 def json_type_name(value: Any) -> str:

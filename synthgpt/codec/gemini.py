@@ -59,6 +59,9 @@ _MESSAGES = {
 }
 _FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP", "content_filter": "SAFETY"}
 _DEFAULT_FAULT_MESSAGE = Fault.model_fields["message"].default
+# SSE without keep-alive comments: google-genai reads a line that is not `data:` as the start of a raw JSON
+# error body, so a `: ping` comment would end the stream in a parse error.
+_SSE = Framing(SSE.media_type, SSE.render)
 
 
 def google_status(status: int) -> str:
@@ -100,7 +103,7 @@ class GeminiCodec:
         return ModelRequest(**neutral)
 
     def framing(self, request: ModelRequest) -> Framing:
-        return SSE if request.stream_options.get("alt") == "sse" else JSON_ARRAY
+        return _SSE if request.stream_options.get("alt") == "sse" else JSON_ARRAY
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         candidates = [

@@ -1,6 +1,7 @@
 """The one-codec-path property, per API: folding the stream as a client does gives the non-stream body.
 
-Each fold below is written from the wire rules (WIRE.md §2.3, §3.3, §4.4), independently of the codecs,
+Each fold below is written from the wire rules (WIRE.md §2.3, §3.3, §4.4; for Gemini, Ollama and Cohere the
+providers' stream references), independently of the codecs,
 and applied to arbitrary answers: any mix of reasoning, text and tool calls, any finish reason, any chunk
 size, any text (combining marks, emoji, astral code points).
 """
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthgpt.codec.anthropic_messages import MessagesCodec
+from synthgpt.codec.gemini import GeminiCodec
 from synthgpt.codec.openai_chat import ChatCodec
 from synthgpt.codec.openai_responses import ResponsesCodec
 from synthgpt.model import (
@@ -167,6 +169,29 @@ def fold_chat(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def fold_gemini(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Candidates by `index`; a text part joins the previous one when both are text of the same kind
+    (thought or answer); `finishReason` and `usageMetadata` are the last seen."""
+    candidates: dict[int, dict[str, Any]] = {}
+    body: dict[str, Any] = {}
+    for chunk in chunks:
+        for c in chunk["candidates"]:
+            built = candidates.setdefault(c["index"], {"content": {"parts": [], "role": "model"}})
+            parts = built["content"]["parts"]
+            for p in c["content"]["parts"]:
+                last = parts[-1] if parts else None
+                if (last is not None and set(p) <= {"text", "thought"} and set(last) <= {"text", "thought"}
+                        and last.get("thought") == p.get("thought")):  # fmt: skip
+                    last["text"] += p["text"]
+                else:
+                    parts.append(copy.deepcopy(p))
+            if "finishReason" in c:
+                built["finishReason"] = c["finishReason"]
+            built["index"] = c["index"]
+        body.update({k: v for k, v in chunk.items() if k != "candidates"})
+    return {"candidates": [candidates[i] for i in sorted(candidates)], **body}
+
+
 # ---------------------------------------------------------------------------------------------- property
 
 
@@ -196,3 +221,14 @@ def test_chat_stream_folds_to_the_body(out: ModelOutput) -> None:
     frames = codec.frames(out, req)
     assert frames[-1].data == "[DONE]"
     assert fold_chat([json.loads(f.data) for f in frames[:-1]]) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.integers(1, 3))
+def test_gemini_stream_folds_to_the_body(out: ModelOutput, n: int) -> None:
+    codec = GeminiCodec(stream=True)
+    out = out.model_copy(update={"choices": out.choices * n})
+    req = ModelRequest(api="gemini", model=out.model, stream=True, stream_options={"alt": "sse"})
+    chunks = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert "usageMetadata" in chunks[-1] and not any("usageMetadata" in c for c in chunks[:-1])
+    assert fold_gemini(chunks) == codec.body(out, req)

@@ -160,3 +160,23 @@ def test_out_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
     assert main(["--requests", str(requests), "--api", "chat", "--out", str(out)]) == 2
     assert capsys.readouterr().err == f"synthgpt render: --out must be a folder, but {out} is a file\n"
     assert out.read_text() == "keep me"
+
+
+GEMINI = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "tell me more"}]}]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_gemini_lines_name_their_model_and_match_the_server(tmp_path: Path, stream: bool) -> None:
+    rules, _ = _setup(tmp_path)
+    (rendered,) = render_requests(MockGPT(load_files([rules]).ruleset, seed=11), [json.dumps(GEMINI)], "gemini",
+                                  stream=stream)  # fmt: skip
+    body = {k: v for k, v in GEMINI.items() if k != "model"}
+    route = ":streamGenerateContent?alt=sse" if stream else ":generateContent"
+    with httpx2.Client(transport=InProcessTransport2(MockGPT(load_files([rules]).ruleset, seed=11)),
+                       base_url="http://t") as client:  # fmt: skip
+        served = client.post("/v1beta/models/gemini-2.5-flash" + route, json=body)
+    assert served.status_code == 200 and rendered.status == 200 and rendered.rule == "chatter"
+    if stream:
+        assert rendered.file.endswith(".sse") and rendered.data == served.content
+    else:
+        assert rendered.file.endswith(".json") and json.loads(rendered.data) == served.json()
