@@ -71,6 +71,10 @@ def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
         from .codec.gemini import GeminiCodec
 
         return GeminiCodec(stream=stream)
+    if api == "ollama":
+        from .codec.ollama import OllamaCodec
+
+        return OllamaCodec()
     if api == "chat":
         from .codec.openai_chat import ChatCodec
 
@@ -149,6 +153,9 @@ def _render_line(
         if stream or body.pop("stream", False) is True:
             codec = codecs[1]
             params["alt"] = "sse"
+    elif api == "ollama" and isinstance(body, dict):
+        # Ollama streams a body without `stream`; here, as for every API, only --stream or the line asks to
+        body = {**body, "stream": True} if stream else {"stream": False, **body}
     elif stream and isinstance(body, dict):
         body = {**body, "stream": True}
     try:

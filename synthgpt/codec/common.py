@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
 
+if TYPE_CHECKING:
+    from ..model import ModelRequest
+
 __all__ = [
     "check_schema",
     "dumps",
+    "in_schema_order",
     "json_type_name",
     "parse_json_body",
     "private_headers",
@@ -156,3 +160,30 @@ def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool
 def private_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """Request headers worth recording in the journal: lower-cased, credentials left out."""
     return tuple((k.lower(), v) for k, v in headers.items() if k.lower() not in _PRIVATE_HEADERS)
+
+
+def _keys_in_schema_order(value: Any, schema: Any) -> Any:
+    """`value` with each object's keys in the order of its schema's `properties`, then the others."""
+    if isinstance(value, dict) and isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+        props: dict[str, Any] = schema["properties"]
+        keys = [k for k in props if k in value] + [k for k in value if k not in props]
+        return {k: _keys_in_schema_order(value[k], props.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(schema, dict):
+        return [_keys_in_schema_order(v, schema.get("items")) for v in value]
+    return value
+
+
+def in_schema_order(text: str, request: ModelRequest) -> str:
+    """A structured answer's text with its objects' keys in the order of the request schema's properties,
+    as Gemini (`propertyOrdering`) and Ollama write them; the drawn document has them in sorted order.
+    Text that is not the whole compact document (cut by a limit or a stop sequence) is left alone."""
+    schema = request.response_schema.schema_ if request.response_schema is not None else None
+    if schema is None or not text.startswith("{"):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if dumps(value) != text:  # not in the compact form this would write back: keep it byte for byte
+        return text
+    return dumps(_keys_in_schema_order(value, schema))

@@ -22,7 +22,7 @@ from ..errors import RequestError
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps, in_schema_order, private_headers
 from .errors import error_fields, restate_default
 from .framing import JSON_ARRAY, SSE, Framing
 from .gemini_request import decode_gemini_request
@@ -166,32 +166,6 @@ def _args(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def _in_schema_order(value: Any, schema: Any) -> Any:
-    """`value` with each object's keys in the order of its schema's `properties`, then the others."""
-    if isinstance(value, dict) and isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-        props: dict[str, Any] = schema["properties"]
-        keys = [k for k in props if k in value] + [k for k in value if k not in props]
-        return {k: _in_schema_order(value[k], props.get(k)) for k in keys}
-    if isinstance(value, list) and isinstance(schema, dict):
-        return [_in_schema_order(v, schema.get("items")) for v in value]
-    return value
-
-
-def _ordered(text: str, request: ModelRequest) -> str:
-    """A structured answer as Gemini writes it: keys in `propertyOrdering` (the schema's properties order,
-    which the request decoder kept). Text that is not the whole document (cut by a limit) is left alone."""
-    schema = request.response_schema.schema_ if request.response_schema is not None else None
-    if schema is None or not text.startswith("{"):
-        return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    if dumps(value) != text:  # not in the compact form this would write back: keep it byte for byte
-        return text
-    return dumps(_in_schema_order(value, schema))
-
-
 def _parts(choice: Choice, request: ModelRequest, seed: int, index: int) -> list[dict[str, Any]]:
     """A candidate's final parts: adjacent texts of one kind joined, empty texts left out."""
     parts: list[dict[str, Any]] = []
@@ -215,7 +189,7 @@ def _parts(choice: Choice, request: ModelRequest, seed: int, index: int) -> list
             parts.append(call)
     for built in parts:
         if "text" in built and not built.get("thought"):
-            built["text"] = _ordered(built["text"], request)
+            built["text"] = in_schema_order(built["text"], request)
     return parts
 
 

@@ -26,6 +26,7 @@ from ..codec.embeddings import EmbeddingsCodec
 from ..codec.framing import stream_media_type
 from ..codec.gemini import GeminiCodec
 from ..codec.gemini_embed import GeminiEmbedCodec
+from ..codec.ollama import OllamaCodec, OllamaEmbedCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import plan_wire
@@ -81,6 +82,11 @@ API_ROUTES: tuple[ApiRoute, ...] = (
         ApiRoute(f"/{v}/models/{{model}}:embedContent", _GEMINI_EMBED),
         ApiRoute(f"/{v}/models/{{model}}:batchEmbedContents", _GEMINI_BATCH_EMBED),
     )),
+    # Ollama's native API (its OpenAI-compatible /v1 routes are the ones above)
+    ApiRoute("/api/chat", OllamaCodec()),
+    ApiRoute("/api/generate", OllamaCodec(generate=True)),
+    ApiRoute("/api/embed", OllamaEmbedCodec()),
+    ApiRoute("/api/embeddings", OllamaEmbedCodec(legacy=True)),
 )
 
 

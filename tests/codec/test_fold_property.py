@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from synthgpt.codec.anthropic_messages import MessagesCodec
 from synthgpt.codec.gemini import GeminiCodec
+from synthgpt.codec.ollama import OllamaCodec
 from synthgpt.codec.openai_chat import ChatCodec
 from synthgpt.codec.openai_responses import ResponsesCodec
 from synthgpt.model import (
@@ -192,6 +193,27 @@ def fold_gemini(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     return {"candidates": [candidates[i] for i in sorted(candidates)], **body}
 
 
+def fold_ollama(lines: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Text (`message.content`, or `response` for generate) and `thinking` joined, tool calls gathered,
+    everything else from the last line, which alone says `done: true`."""
+    assert [line["done"] for line in lines] == [False] * (len(lines) - 1) + [True]
+    text, thinking, calls = "", None, []
+    for line in lines:
+        part = line["message"] if key == "message" else line
+        text += part["content" if key == "message" else "response"]
+        if part.get("thinking") is not None:
+            thinking = (thinking or "") + part["thinking"]
+        calls.extend(part.get("tool_calls", ()))
+    folded = copy.deepcopy(lines[-1])
+    inner = folded["message"] if key == "message" else folded
+    inner["content" if key == "message" else "response"] = text
+    if thinking is not None:
+        inner["thinking"] = thinking
+    if calls:
+        inner["tool_calls"] = calls
+    return folded
+
+
 # ---------------------------------------------------------------------------------------------- property
 
 
@@ -232,3 +254,12 @@ def test_gemini_stream_folds_to_the_body(out: ModelOutput, n: int) -> None:
     chunks = [json.loads(f.data) for f in codec.frames(out, req)]
     assert "usageMetadata" in chunks[-1] and not any("usageMetadata" in c for c in chunks[:-1])
     assert fold_gemini(chunks) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.booleans())
+def test_ollama_stream_folds_to_the_body(out: ModelOutput, generate: bool) -> None:
+    codec = OllamaCodec(generate=generate)
+    req = ModelRequest(api="ollama", model=out.model, stream=True)
+    lines = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert fold_ollama(lines, "response" if generate else "message") == codec.body(out, req)

@@ -180,3 +180,14 @@ def test_gemini_lines_name_their_model_and_match_the_server(tmp_path: Path, stre
         assert rendered.file.endswith(".sse") and rendered.data == served.content
     else:
         assert rendered.file.endswith(".json") and json.loads(rendered.data) == served.json()
+
+
+def test_ollama_lines_render_as_json_unless_streamed(tmp_path: Path) -> None:
+    rules, _ = _setup(tmp_path)
+    line = json.dumps({"model": "llama3.2", "messages": [{"role": "user", "content": "tell me more"}]})
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (plain,), (streamed,) = render_requests(mock, [line], "ollama"), render_requests(mock, [line], "ollama", stream=True)
+    assert plain.file.endswith(".json") and json.loads(plain.data)["done"] is True
+    lines = [json.loads(x) for x in streamed.data.decode().splitlines()]
+    assert streamed.file.endswith(".ndjson") and len(lines) > 2 and lines[-1]["done"] is True
+    assert "".join(x["message"]["content"] for x in lines) == json.loads(plain.data)["message"]["content"]
