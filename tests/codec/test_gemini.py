@@ -71,7 +71,11 @@ def test_chunks_are_valid_and_split_text_only() -> None:
     for c in chunks:
         types.GenerateContentResponse.model_validate(c)
     assert [c["candidates"][0]["content"]["parts"][0].get("text") for c in chunks] == [
-        "Thi", "nk.", "Hel", "lo!", None
+        "Thi",
+        "nk.",
+        "Hel",
+        "lo!",
+        None,
     ]
     assert [c["candidates"][0].get("finishReason") for c in chunks] == [None] * 4 + ["STOP"]
 
@@ -107,7 +111,9 @@ def test_faults_on_the_json_array(fault: Fault, closed: bool) -> None:
         return
     items = json.loads(data)
     assert len(items) == 3
-    assert items[-1] == {"error": {"code": 500, "status": "INTERNAL", "message": items[-1]["error"]["message"]}}
+    assert items[-1] == {
+        "error": {"code": 500, "status": "INTERNAL", "message": items[-1]["error"]["message"]}
+    }
 
 
 def test_keepalives_are_not_sent_where_the_format_has_none() -> None:
@@ -118,14 +124,21 @@ def test_keepalives_are_not_sent_where_the_format_has_none() -> None:
 
 
 def test_both_spellings_decode_alike() -> None:
-    camel = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
-             "systemInstruction": {"parts": [{"text": "Be brief."}]},
-             "generationConfig": {"maxOutputTokens": 50, "stopSequences": ["END"], "candidateCount": 2,
-                                  "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 64}}}
+    camel = {
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+        "generationConfig": {
+            "maxOutputTokens": 50,
+            "stopSequences": ["END"],
+            "candidateCount": 2,
+            "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 64},
+        },
+    }
     snake = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
              "system_instruction": {"parts": [{"text": "Be brief."}]},
              "generation_config": {"max_output_tokens": 50, "stop_sequences": ["END"], "candidate_count": 2,
-                                   "thinking_config": {"include_thoughts": True, "thinking_budget": 64}}}  # fmt: skip
+                                   "thinking_config": {"include_thoughts": True,
+                                                       "thinking_budget": 64}}}  # fmt: skip
     a, b = decode(camel), decode(snake)
     assert a == b and a.fingerprint() == b.fingerprint()
     assert (a.system, a.max_output_tokens, a.n, a.stop_sequences) == ("Be brief.", 50, 2, ("END",))
@@ -166,7 +179,8 @@ def test_function_turns_become_tool_calls_and_results() -> None:
     [
         ({}, "contents is not specified", "contents"),
         ({"contents": [{"role": "bot", "parts": []}]}, "valid role", "contents[0].role"),
-        ({"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"responseSchema": {"type": "STRING"}}},
+        ({"contents": [{"parts": [{"text": "x"}]}],
+          "generationConfig": {"responseSchema": {"type": "STRING"}}},
          "response_mime_type", "generationConfig.responseMimeType"),
         ({"contents": [{"parts": [{"text": "x"}]}], "tools": [{"googleSearch": {}}]},
          "not simulated", "tools[0].googleSearch"),

@@ -13,8 +13,13 @@ from synthgpt.errors import RequestError
 from synthgpt.model import Choice, ErrorSpec, Fault, ModelOutput, StreamPlan, TextOut, Usage
 
 CHAT = OllamaCodec()
-OUT = ModelOutput(choices=(Choice(parts=(TextOut(text="Hello there!"),)),), usage=Usage(prompt_tokens=3,
-                  completion_tokens=4), stream=StreamPlan(chunk_chars=5), model="llama3.2", created=1_767_225_600)  # fmt: skip
+OUT = ModelOutput(
+    choices=(Choice(parts=(TextOut(text="Hello there!"),)),),
+    usage=Usage(prompt_tokens=3, completion_tokens=4),
+    stream=StreamPlan(chunk_chars=5),
+    model="llama3.2",
+    created=1_767_225_600,
+)
 
 
 def decode(body: dict[str, Any]) -> Any:
@@ -25,7 +30,8 @@ def test_decoding() -> None:
     req = decode({"messages": [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Weather?", "images": ["aGVsbG8="]},
-        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "w", "arguments": {"c": 1}}}]},
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"function": {"name": "w", "arguments": {"c": 1}}}]},
         {"role": "tool", "tool_name": "w", "content": "sunny"},
     ], "think": "high", "format": {"type": "object", "properties": {"a": {"type": "string"}}},
         "options": {"num_predict": 20, "stop": ["END"], "temperature": 0.1}})  # fmt: skip
@@ -53,14 +59,23 @@ def test_ndjson_framing_and_faults() -> None:
     assert CHAT.framing(req).media_type == "application/x-ndjson"
     healthy = plan_wire(CHAT.frames(OUT, req), OUT.stream, CHAT, OUT, req).data
     lines = healthy.decode().split("\n")
-    assert lines[-1] == "" and [json.loads(x)["message"]["content"] for x in lines[:-1]] == ["Hello", " ther", "e!", ""]
+    assert lines[-1] == "" and [json.loads(x)["message"]["content"] for x in lines[:-1]] == [
+        "Hello",
+        " ther",
+        "e!",
+        "",
+    ]
     plan = StreamPlan(chunk_chars=5, keepalive_every=1, faults=(Fault(kind="stream_error", after=1),))
     out = OUT.model_copy(update={"stream": plan})
     data = plan_wire(CHAT.frames(out, req), plan, CHAT, out, req).data.decode()
-    assert [json.loads(x) for x in data.splitlines()][1] == {"error": "an error was encountered while running the model"}
+    assert [json.loads(x) for x in data.splitlines()][1] == {
+        "error": "an error was encountered while running the model"
+    }
     assert ": ping" not in data and len(data.splitlines()) == 2
 
 
 def test_error_body() -> None:
     assert ollama_error_body(ErrorSpec(status=404), 404) == {"error": "model not found, try pulling it first"}
-    assert ollama_error_body(RequestError("model is required", "model"), 400) == {"error": "model is required"}
+    assert ollama_error_body(RequestError("model is required", "model"), 400) == {
+        "error": "model is required"
+    }

@@ -48,7 +48,9 @@ def strict(response: types.GenerateContentResponse) -> types.GenerateContentResp
 
 def test_generate_text(gem: genai.Client) -> None:
     r = gem.models.generate_content(
-        model=MODEL, contents="Tell me about tea", config=types.GenerateContentConfig(system_instruction="Brief.")
+        model=MODEL,
+        contents="Tell me about tea",
+        config=types.GenerateContentConfig(system_instruction="Brief."),
     )
     strict(r)
     (candidate,) = r.candidates or []
@@ -64,7 +66,9 @@ def test_generate_text(gem: genai.Client) -> None:
 def test_same_request_same_bytes_on_v1_and_v1beta(live_server: str) -> None:
     body = {"contents": [{"role": "user", "parts": [{"text": "Name a colour"}]}]}
     answers = [
-        httpx.post(f"{live_server}/{v}/models/{MODEL}:generateContent", json=body, headers={"x-goog-api-key": "k"})
+        httpx.post(
+            f"{live_server}/{v}/models/{MODEL}:generateContent", json=body, headers={"x-goog-api-key": "k"}
+        )
         for v in ("v1", "v1beta", "v1")
     ]
     assert [a.status_code for a in answers] == [200, 200, 200]
@@ -119,9 +123,13 @@ def test_automatic_function_calling(gem: genai.Client) -> None:
 
 def test_forced_function_call(gem: genai.Client) -> None:
     choice = types.ToolConfig(
-        function_calling_config=types.FunctionCallingConfig(mode="ANY", allowed_function_names=["get_weather"])
+        function_calling_config=types.FunctionCallingConfig(
+            mode="ANY", allowed_function_names=["get_weather"]
+        )
     )
-    config = types.GenerateContentConfig(tools=[get_weather], tool_config=choice, automatic_function_calling=NO_AFC)
+    config = types.GenerateContentConfig(
+        tools=[get_weather], tool_config=choice, automatic_function_calling=NO_AFC
+    )
     r = gem.models.generate_content(model=MODEL, contents="Hello there", config=config)
     assert [c.name for c in r.function_calls or []] == ["get_weather"]
 
@@ -129,7 +137,9 @@ def test_forced_function_call(gem: genai.Client) -> None:
 def test_thoughts_when_asked_for(gem: genai.Client) -> None:
     thinking = types.ThinkingConfig(include_thoughts=True, thinking_budget=256)
     r = gem.models.generate_content(
-        model=MODEL, contents="Why is the sky blue?", config=types.GenerateContentConfig(thinking_config=thinking)
+        model=MODEL,
+        contents="Why is the sky blue?",
+        config=types.GenerateContentConfig(thinking_config=thinking),
     )
     strict(r)
     parts = r.candidates[0].content.parts if r.candidates and r.candidates[0].content else []
@@ -141,7 +151,9 @@ def test_thoughts_when_asked_for(gem: genai.Client) -> None:
 
 def test_stream_folds_to_the_answer(gem: genai.Client) -> None:
     config = types.GenerateContentConfig(max_output_tokens=200)
-    chunks = list(gem.models.generate_content_stream(model=MODEL, contents="Tell me about tea", config=config))
+    chunks = list(
+        gem.models.generate_content_stream(model=MODEL, contents="Tell me about tea", config=config)
+    )
     whole = gem.models.generate_content(model=MODEL, contents="Tell me about tea", config=config)
     assert len(chunks) > 3
     for c in chunks:
@@ -165,7 +177,9 @@ def test_async_stream(gem: genai.Client, live_server: str) -> None:
 
 def test_embeddings(gem: genai.Client) -> None:
     config = types.EmbedContentConfig(output_dimensionality=16)
-    r = gem.models.embed_content(model="gemini-embedding-001", contents=["red apple", "green apple"], config=config)
+    r = gem.models.embed_content(
+        model="gemini-embedding-001", contents=["red apple", "green apple"], config=config
+    )
     vectors = [e.values or [] for e in r.embeddings or []]
     assert [len(v) for v in vectors] == [16, 16]
     again = gem.models.embed_content(model="gemini-embedding-001", contents=["green apple"], config=config)
@@ -183,7 +197,9 @@ def test_embed_content_route(live_server: str) -> None:
 def test_count_tokens_matches_the_usage(gem: genai.Client) -> None:
     counted = gem.models.count_tokens(model=MODEL, contents="Tell me about tea")
     answered = gem.models.generate_content(model=MODEL, contents="Tell me about tea")
-    assert counted.total_tokens == (answered.usage_metadata.prompt_token_count if answered.usage_metadata else -1)
+    assert counted.total_tokens == (
+        answered.usage_metadata.prompt_token_count if answered.usage_metadata else -1
+    )
 
 
 def test_error_in_googles_shape(gem: genai.Client) -> None:
@@ -208,12 +224,18 @@ def test_bad_request_is_invalid_argument(live_server: str) -> None:
 
 def test_mid_stream_error_raises(gem: genai.Client) -> None:
     with pytest.raises(errors.ServerError) as caught:
-        list(gem.models.generate_content_stream(model=MODEL, contents="!MOCK_STREAM_ERROR:2! Tell me about tea"))
+        list(
+            gem.models.generate_content_stream(
+                model=MODEL, contents="!MOCK_STREAM_ERROR:2! Tell me about tea"
+            )
+        )
     assert (caught.value.code, caught.value.status) == (500, "INTERNAL")
 
 
 def test_truncated_stream_ends_early(gem: genai.Client) -> None:
-    chunks = list(gem.models.generate_content_stream(model=MODEL, contents="!MOCK_TRUNCATE:3! Tell me about tea"))
+    chunks = list(
+        gem.models.generate_content_stream(model=MODEL, contents="!MOCK_TRUNCATE:3! Tell me about tea")
+    )
     assert len(chunks) == 3 and all(c.candidates and c.candidates[0].finish_reason is None for c in chunks)
 
 
@@ -225,4 +247,6 @@ def test_malformed_frame_fails_to_parse(gem: genai.Client) -> None:
 def test_disconnect_is_a_network_error(gem: genai.Client) -> None:
     # google-genai reads with httpx2 where it is installed, else httpx
     with pytest.raises((httpx.RemoteProtocolError, httpx2.RemoteProtocolError)):
-        list(gem.models.generate_content_stream(model=MODEL, contents="!MOCK_DISCONNECT:2! Tell me about tea"))
+        list(
+            gem.models.generate_content_stream(model=MODEL, contents="!MOCK_DISCONNECT:2! Tell me about tea")
+        )

@@ -62,7 +62,8 @@ def test_chat(client: ollama.Client, live_server: str) -> None:
     assert "tea" in (r.message.content or "").lower()
     assert r.prompt_eval_count and r.eval_count and r.total_duration and r.created_at
     raw = httpx.post(live_server + "/api/chat",
-                     json={"model": MODEL, "stream": False, "messages": [{"role": "user", "content": "Tell me about tea"}]})  # fmt: skip
+                     json={"model": MODEL, "stream": False,
+                           "messages": [{"role": "user", "content": "Tell me about tea"}]})  # fmt: skip
     strict(raw.json(), CHAT_KEYS)
     assert raw.json()["message"]["content"] == r.message.content
 
@@ -73,7 +74,9 @@ def test_stream_is_ndjson_and_folds_to_the_answer(client: ollama.Client, live_se
     whole = client.chat(model=MODEL, messages=ask, think=True)
     assert len(parts) > 3 and [p.done for p in parts] == [False] * (len(parts) - 1) + [True]
     assert "".join(p.message.content or "" for p in parts) == whole.message.content
-    assert "".join(p.message.thinking or "" for p in parts) == whole.message.thinking and whole.message.thinking
+    assert (
+        "".join(p.message.thinking or "" for p in parts) == whole.message.thinking and whole.message.thinking
+    )
     assert parts[-1].eval_count == whole.eval_count
     for line in raw_lines(live_server, "/api/chat", {"model": MODEL, "messages": ask}):  # streams by default
         strict(line, CHAT_KEYS)
@@ -90,7 +93,9 @@ def test_tools(client: ollama.Client) -> None:
 
 
 def test_structured_output(client: ollama.Client) -> None:
-    r = client.chat(model=MODEL, messages=[{"role": "user", "content": "A city"}], format=City.model_json_schema())
+    r = client.chat(
+        model=MODEL, messages=[{"role": "user", "content": "A city"}], format=City.model_json_schema()
+    )
     assert list(json.loads(r.message.content or "")) == ["name", "population"]  # the schema's order
     City.model_validate_json(r.message.content or "")
     loose = client.chat(model=MODEL, messages=[{"role": "user", "content": "A city"}], format="json")
@@ -119,7 +124,12 @@ def test_tags_and_show(client: ollama.Client) -> None:
     names = [m.model for m in client.list().models]
     assert names[:2] == ["llama3.2:latest", "qwen3:latest"] and "nomic-embed-text:latest" in names
     shown = client.show(MODEL)
-    assert shown.capabilities and "tools" in shown.capabilities and shown.details and shown.details.family == "llama"
+    assert (
+        shown.capabilities
+        and "tools" in shown.capabilities
+        and shown.details
+        and shown.details.family == "llama"
+    )
 
 
 def test_errors(client: ollama.Client, live_server: str) -> None:
@@ -135,7 +145,13 @@ def test_stream_faults(client: ollama.Client) -> None:
         list(client.chat(model=MODEL, messages=[{"role": "user", "content": "!MOCK_STREAM_ERROR:2! tea"}],
                          stream=True))  # fmt: skip
     assert caught.value.error == "an error was encountered while running the model"
-    cut = list(client.chat(model=MODEL, messages=[{"role": "user", "content": "!MOCK_TRUNCATE:3! tea"}], stream=True))
+    cut = list(
+        client.chat(model=MODEL, messages=[{"role": "user", "content": "!MOCK_TRUNCATE:3! tea"}], stream=True)
+    )
     assert len(cut) == 3 and not any(p.done for p in cut)
     with pytest.raises(json.JSONDecodeError):
-        list(client.chat(model=MODEL, messages=[{"role": "user", "content": "!MOCK_MALFORMED:1! tea"}], stream=True))
+        list(
+            client.chat(
+                model=MODEL, messages=[{"role": "user", "content": "!MOCK_MALFORMED:1! tea"}], stream=True
+            )
+        )

@@ -168,8 +168,8 @@ GEMINI = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{
 @pytest.mark.parametrize("stream", [False, True])
 def test_gemini_lines_name_their_model_and_match_the_server(tmp_path: Path, stream: bool) -> None:
     rules, _ = _setup(tmp_path)
-    (rendered,) = render_requests(MockGPT(load_files([rules]).ruleset, seed=11), [json.dumps(GEMINI)], "gemini",
-                                  stream=stream)  # fmt: skip
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (rendered,) = render_requests(mock, [json.dumps(GEMINI)], "gemini", stream=stream)
     body = {k: v for k, v in GEMINI.items() if k != "model"}
     route = ":streamGenerateContent?alt=sse" if stream else ":generateContent"
     with httpx2.Client(transport=InProcessTransport2(MockGPT(load_files([rules]).ruleset, seed=11)),
@@ -186,7 +186,8 @@ def test_ollama_lines_render_as_json_unless_streamed(tmp_path: Path) -> None:
     rules, _ = _setup(tmp_path)
     line = json.dumps({"model": "llama3.2", "messages": [{"role": "user", "content": "tell me more"}]})
     mock = MockGPT(load_files([rules]).ruleset, seed=11)
-    (plain,), (streamed,) = render_requests(mock, [line], "ollama"), render_requests(mock, [line], "ollama", stream=True)
+    (plain,) = render_requests(mock, [line], "ollama")
+    (streamed,) = render_requests(mock, [line], "ollama", stream=True)
     assert plain.file.endswith(".json") and json.loads(plain.data)["done"] is True
     lines = [json.loads(x) for x in streamed.data.decode().splitlines()]
     assert streamed.file.endswith(".ndjson") and len(lines) > 2 and lines[-1]["done"] is True
