@@ -71,6 +71,10 @@ def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
         from .codec.gemini import GeminiCodec
 
         return GeminiCodec(stream=stream)
+    if api == "cohere":
+        from .codec.cohere import CohereCodec
+
+        return CohereCodec()
     if api == "ollama":
         from .codec.ollama import OllamaCodec
 

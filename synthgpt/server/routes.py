@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.cohere import CohereCodec
 from ..codec.common import parse_json_body
 from ..codec.embeddings import EmbeddingsCodec
 from ..codec.framing import stream_media_type
@@ -87,6 +88,7 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/api/generate", OllamaCodec(generate=True)),
     ApiRoute("/api/embed", OllamaEmbedCodec()),
     ApiRoute("/api/embeddings", OllamaEmbedCodec(legacy=True)),
+    ApiRoute("/v2/chat", CohereCodec()),
 )
 
 
