@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthgpt.codec.anthropic_messages import MessagesCodec
+from synthgpt.codec.cohere import CohereCodec
 from synthgpt.codec.gemini import GeminiCodec
 from synthgpt.codec.ollama import OllamaCodec
 from synthgpt.codec.openai_chat import ChatCodec
@@ -214,6 +215,40 @@ def fold_ollama(lines: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return folded
 
 
+def fold_cohere(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Content items and tool calls built from their start events and deltas, the tool plan joined, the
+    finish reason and usage from `message-end`."""
+    assert events[0]["type"] == "message-start" and events[-1]["type"] == "message-end"
+    message = copy.deepcopy(events[0]["delta"]["message"])
+    for e in events[1:-1]:
+        kind, inner = e["type"], e.get("delta", {}).get("message", {})
+        if kind == "content-start":
+            assert e["index"] == len(message.setdefault("content", []))
+            message["content"].append(copy.deepcopy(inner["content"]))
+        elif kind == "content-delta":
+            item = message["content"][e["index"]]
+            for key, piece in inner["content"].items():
+                item[key] += piece
+        elif kind == "tool-plan-delta":
+            message["tool_plan"] = message.get("tool_plan", "") + inner["tool_plan"]
+        elif kind == "tool-call-start":
+            assert e["index"] == len(message.setdefault("tool_calls", []))
+            message["tool_calls"].append(copy.deepcopy(inner["tool_calls"]))
+        elif kind == "tool-call-delta":
+            message["tool_calls"][e["index"]]["function"]["arguments"] += inner["tool_calls"]["function"][
+                "arguments"
+            ]
+    if "tool_calls" in message:
+        message.setdefault("tool_plan", "")
+    end = events[-1]["delta"]
+    return {
+        "id": events[0]["id"],
+        "message": message,
+        "finish_reason": end["finish_reason"],
+        "usage": end["usage"],
+    }
+
+
 # ---------------------------------------------------------------------------------------------- property
 
 
@@ -263,3 +298,13 @@ def test_ollama_stream_folds_to_the_body(out: ModelOutput, generate: bool) -> No
     req = ModelRequest(api="ollama", model=out.model, stream=True)
     lines = [json.loads(f.data) for f in codec.frames(out, req)]
     assert fold_ollama(lines, "response" if generate else "message") == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_cohere_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = CohereCodec()
+    req = ModelRequest(api="cohere", model=out.model, stream=True)
+    frames = codec.frames(out, req)
+    assert [f.event for f in frames] == [json.loads(f.data)["type"] for f in frames]
+    assert fold_cohere([json.loads(f.data) for f in frames]) == codec.body(out, req)
