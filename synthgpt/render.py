@@ -71,6 +71,10 @@ def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
         from .codec.gemini import GeminiCodec
 
         return GeminiCodec(stream=stream)
+    if api == "bedrock":
+        from .codec.bedrock import BedrockCodec
+
+        return BedrockCodec(stream=stream)
     if api == "cohere":
         from .codec.cohere import CohereCodec
 
@@ -153,7 +157,8 @@ def _render_line(
         # the route names the model and whether to stream; a line says both in its body
         body = dict(body)
         model = body.pop("model", body.pop("modelId", None))
-        params["model"] = str(model).removeprefix("models/") if model is not None else ""
+        name = str(model).removeprefix("models/") if model is not None else ""
+        params["model" if api == "gemini" else "model_id"] = name
         if stream or body.pop("stream", False) is True:
             codec = codecs[1]
             params["alt"] = "sse"

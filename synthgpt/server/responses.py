@@ -85,6 +85,9 @@ def error_response(
 ) -> Response:
     """The provider-shaped error answer; an ErrorSpec also brings its retry and rate-limit headers."""
     headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
+    own = getattr(codec, "error_headers", None)  # optional: where a provider names the error (Bedrock)
+    if own is not None:
+        headers.update(own(error, status))
     if isinstance(error, ErrorSpec):
         headers.update(error_headers(error))
     body = codec.error_body(error, status)

@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.bedrock import BedrockCodec
 from ..codec.cohere import CohereCodec
 from ..codec.common import parse_json_body
 from ..codec.embeddings import EmbeddingsCodec
@@ -89,6 +90,9 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/api/embed", OllamaEmbedCodec()),
     ApiRoute("/api/embeddings", OllamaEmbedCodec(legacy=True)),
     ApiRoute("/v2/chat", CohereCodec()),
+    # Bedrock: the model id may be an ARN, whose slashes botocore sends percent-encoded
+    ApiRoute("/model/{model_id:path}/converse", BedrockCodec()),
+    ApiRoute("/model/{model_id:path}/converse-stream", BedrockCodec(stream=True)),
 )
 
 
