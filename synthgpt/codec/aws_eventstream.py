@@ -37,8 +37,8 @@ def _header(name: str, value: str) -> bytes:
     raw_name, raw_value = name.encode(), value.encode()
     if len(raw_name) > 0xFF or len(raw_value) > _MAX_HEADER_VALUE:
         raise ValueError(f"event stream header {name!r} is too long")
-    value = struct.pack(">H", len(raw_value)) + raw_value
-    return bytes([len(raw_name)]) + raw_name + bytes([_STRING]) + value
+    sized = struct.pack(">H", len(raw_value)) + raw_value
+    return bytes([len(raw_name)]) + raw_name + bytes([_STRING]) + sized
 
 
 def encode_message(headers: list[tuple[str, str]], payload: bytes) -> bytes:
