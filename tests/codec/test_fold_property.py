@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthgpt.codec.anthropic_messages import MessagesCodec
+from synthgpt.codec.bedrock import BedrockCodec
 from synthgpt.codec.cohere import CohereCodec
 from synthgpt.codec.gemini import GeminiCodec
 from synthgpt.codec.ollama import OllamaCodec
@@ -249,6 +250,41 @@ def fold_cohere(events: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def fold_bedrock(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Blocks by `contentBlockIndex`: a tool use from its start event, every delta appended (a tool's input
+    as JSON text, parsed at the block's stop); the stop reason from `messageStop`, usage from `metadata`."""
+    assert events[0] == ("messageStart", {"role": "assistant"})
+    blocks: list[dict[str, Any]] = []
+    inputs: dict[int, str] = {}
+    for name, e in events[1:-2]:
+        i = e["contentBlockIndex"]
+        if name == "contentBlockStart":
+            assert i == len(blocks)
+            blocks.append({"toolUse": dict(e["start"]["toolUse"])})
+        elif name == "contentBlockDelta":
+            delta = e["delta"]
+            if i == len(blocks):
+                empty = {"reasoningContent": {"reasoningText": {"text": ""}}}
+                blocks.append(empty if "reasoningContent" in delta else {"text": ""})
+            if "text" in delta:
+                blocks[i]["text"] += delta["text"]
+            elif "toolUse" in delta:
+                inputs[i] = inputs.get(i, "") + delta["toolUse"]["input"]
+            elif "text" in delta["reasoningContent"]:
+                blocks[i]["reasoningContent"]["reasoningText"]["text"] += delta["reasoningContent"]["text"]
+            else:
+                blocks[i]["reasoningContent"]["reasoningText"]["signature"] = delta["reasoningContent"][
+                    "signature"
+                ]
+        else:
+            assert name == "contentBlockStop" and i == len(blocks) - 1
+            if "toolUse" in blocks[i]:
+                blocks[i]["toolUse"]["input"] = json.loads(inputs.get(i) or "{}")
+    (stop, end), (meta, metadata) = events[-2:]
+    assert (stop, meta) == ("messageStop", "metadata")
+    return {"output": {"message": {"role": "assistant", "content": blocks}}, **end, **metadata}
+
+
 # ---------------------------------------------------------------------------------------------- property
 
 
@@ -308,3 +344,12 @@ def test_cohere_stream_folds_to_the_body(out: ModelOutput) -> None:
     frames = codec.frames(out, req)
     assert [f.event for f in frames] == [json.loads(f.data)["type"] for f in frames]
     assert fold_cohere([json.loads(f.data) for f in frames]) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_bedrock_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = BedrockCodec(stream=True)
+    req = ModelRequest(api="bedrock", model=out.model, stream=True)
+    events = [(f.event or "", json.loads(f.data)) for f in codec.frames(out, req)]
+    assert fold_bedrock(events) == codec.body(out, req)

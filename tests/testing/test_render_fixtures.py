@@ -192,3 +192,17 @@ def test_ollama_lines_render_as_json_unless_streamed(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in streamed.data.decode().splitlines()]
     assert streamed.file.endswith(".ndjson") and len(lines) > 2 and lines[-1]["done"] is True
     assert "".join(x["message"]["content"] for x in lines) == json.loads(plain.data)["message"]["content"]
+
+
+def test_bedrock_streams_render_as_the_binary_event_stream(tmp_path: Path) -> None:
+    rules, _ = _setup(tmp_path)
+    body = {"messages": [{"role": "user", "content": [{"text": "tell me more"}]}]}
+    line = json.dumps({"modelId": "anthropic.claude-sonnet-4-5-20250929-v1:0", **body})
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (rendered,) = render_requests(mock, [line], "bedrock", stream=True)
+    with httpx2.Client(
+        transport=InProcessTransport2(MockGPT(load_files([rules]).ruleset, seed=11)), base_url="http://t"
+    ) as client:
+        served = client.post("/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream", json=body)
+    assert served.headers["content-type"] == "application/vnd.amazon.eventstream"
+    assert rendered.file.endswith(".eventstream") and rendered.data == served.content
