@@ -16,7 +16,7 @@ from ..errors import RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from .base import Frame
 from .common import dumps, private_headers
-from .embeddings import MissingEmbeddings
+from .embeddings import checked_vectors
 from .gemini import google_error_body, google_response_headers
 from .gemini_request import field, invalid, text_of_contents
 
@@ -85,12 +85,7 @@ class GeminiEmbedCodec:
         )
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        vectors = output.embeddings
-        if len(vectors) != len(request.inputs):
-            raise MissingEmbeddings(
-                f"rule {output.rule!r} answered an embeddings request without one vector per input "
-                f"({len(vectors)} for {len(request.inputs)}); answer it with the `embeddings` generator"
-            )
+        vectors = checked_vectors(output, request)
         if self.batch:
             return {"embeddings": [{"values": list(v)} for v in vectors]}
         return {"embedding": {"values": list(vectors[0])}}

@@ -21,7 +21,7 @@ from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, Reason
 from ..seeding import derive_seed
 from .base import Frame
 from .common import dumps, in_schema_order
-from .embeddings import MissingEmbeddings
+from .embeddings import checked_vectors
 from .errors import error_fields, restate_default
 from .framing import NDJSON, Framing
 from .ollama_request import decode_ollama_chat, decode_ollama_embed, decode_ollama_generate
@@ -178,12 +178,7 @@ class OllamaEmbedCodec(OllamaCodec):
         return ModelRequest(**decode_ollama_embed(body, headers, legacy=self.legacy))
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        vectors = output.embeddings
-        if len(vectors) != len(request.inputs):
-            raise MissingEmbeddings(
-                f"rule {output.rule!r} answered an embeddings request without one vector per input "
-                f"({len(vectors)} for {len(request.inputs)}); answer it with the `embeddings` generator"
-            )
+        vectors = checked_vectors(output, request)
         if self.legacy:
             return {"embedding": list(vectors[0])}
         timings = _timings(output, output.usage.prompt_tokens, False)
