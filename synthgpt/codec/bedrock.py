@@ -80,7 +80,8 @@ class BedrockCodec:
         self.stream = stream
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
-        return ModelRequest(**decode_converse(body, params.get("model_id", ""), headers, stream=self.stream))
+        neutral = decode_converse(body, params.get("model_id", ""), headers, stream=self.stream)
+        return ModelRequest.from_dict(neutral)
 
     def framing(self, request: ModelRequest) -> Framing:
         return EVENTSTREAM

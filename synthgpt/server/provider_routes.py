@@ -50,7 +50,7 @@ async def gemini_count_tokens(request: Request) -> Response:
     try:
         raw = await read_body(request, request.app.state.max_body_bytes)
         neutral = _gemini_count_body(parse_json_body(raw), model)
-        tokens = mock.prompt_tokens(ModelRequest(**neutral))
+        tokens = mock.prompt_tokens(ModelRequest.from_dict(neutral))
     except RequestError as exc:
         return error_response(_GEMINI, exc, 400, rid)
     except Exception:  # BodyTooLarge, or a request the model refuses: Google's shape, never a traceback
