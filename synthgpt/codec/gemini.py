@@ -15,7 +15,7 @@ arguments are always an object (`args`); a document that is not one is wrapped a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import RequestError
@@ -28,7 +28,14 @@ from .framing import JSON_ARRAY, SSE, Framing
 from .gemini_request import decode_gemini_request
 from .sse import chunk_text
 
-__all__ = ["GOOGLE_STATUS", "GeminiCodec", "google_error_body", "google_response_headers"]
+__all__ = [
+    "GOOGLE_STATUS",
+    "GeminiCodec",
+    "gemini_model_info",
+    "gemini_models_page",
+    "google_error_body",
+    "google_response_headers",
+]
 
 GOOGLE_STATUS = {
     400: "INVALID_ARGUMENT",
@@ -81,6 +88,27 @@ def google_error_body(error: ErrorSpec | RequestError, status: int) -> dict[str,
 def google_response_headers(request_id: str, processing_ms: int) -> dict[str, str]:
     # Google front ends name the server timing; there is no request-id header in the Gemini API
     return {"server-timing": f"gfet4t7; dur={processing_ms}", "x-synthgpt-request-id": request_id}
+
+
+def gemini_model_info(model_id: str) -> dict[str, Any]:
+    """One `Model` of `GET /v1beta/models/{model}` (fixed limits: every answer repeats)."""
+    name = model_id.removeprefix("models/")
+    embeds = "embedding" in name
+    methods = ["embedContent", "batchEmbedContents"] if embeds else ["generateContent", "countTokens"]
+    return {
+        "name": "models/" + name,
+        "version": "001",
+        "displayName": " ".join(p.capitalize() for p in name.split("-")),
+        "inputTokenLimit": 2048 if embeds else 1_048_576,
+        "outputTokenLimit": 1 if embeds else 65_536,
+        "supportedGenerationMethods": methods,
+        **({} if embeds else {"thinking": True}),
+    }
+
+
+def gemini_models_page(models: Sequence[str], params: Mapping[str, str]) -> dict[str, Any]:
+    """`GET /v1beta/models`: every served model on one page (no `nextPageToken`)."""
+    return {"models": [gemini_model_info(m) for m in dict.fromkeys(models)]}
 
 
 class GeminiCodec:

@@ -31,7 +31,8 @@ from .routes import API_ROUTES, ApiRoute, api_endpoint
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-_AZURE_PREFIXES = ("/openai", "/openai/v1")  # `AzureOpenAI(api_version=…)` and the v1 surface
+# `AzureOpenAI(api_version=…)` and the v1 surface; Gemini's v1beta (its /v1 is OpenAI's path too)
+_MODEL_LIST_PREFIXES = ("/openai", "/openai/v1", "/v1beta")
 
 log = logging.getLogger("synthgpt.server")
 
@@ -71,8 +72,8 @@ def create_app(
         *PROVIDER_ROUTES,
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
-        *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
-        *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
+        *(Route(p + "/models", list_models, methods=["GET"]) for p in _MODEL_LIST_PREFIXES),
+        *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _MODEL_LIST_PREFIXES),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),

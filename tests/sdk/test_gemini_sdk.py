@@ -250,3 +250,17 @@ def test_disconnect_is_a_network_error(gem: genai.Client) -> None:
         list(
             gem.models.generate_content_stream(model=MODEL, contents="!MOCK_DISCONNECT:2! Tell me about tea")
         )
+
+
+def test_models_list_and_get(gem: genai.Client, live_server: str) -> None:
+    names = [m.name for m in gem.models.list()]
+    assert names[:3] == ["models/gemini-2.5-pro", "models/gemini-2.5-flash", "models/gemini-2.5-flash-lite"]
+    model = gem.models.get(model=MODEL)
+    assert model.name == "models/" + MODEL and model.input_token_limit and model.supported_actions
+    assert "generateContent" in model.supported_actions
+    beta = httpx.get(live_server + "/v1beta/models", headers={"x-goog-api-key": "k"})
+    assert beta.status_code == 200 and beta.json()["models"][0]["name"] == "models/gemini-2.5-pro"
+    openai_shape = httpx.get(live_server + "/v1/models")  # no Google header: OpenAI's list, as before
+    assert openai_shape.json()["object"] == "list"
+    unknown = httpx.get(live_server + "/v1beta/nope", headers={"x-goog-api-key": "k"})
+    assert unknown.status_code == 404 and unknown.json()["error"]["status"] == "NOT_FOUND"
