@@ -89,3 +89,19 @@ def test_a_model_the_rules_do_not_serve_is_a_provider_shaped_404() -> None:
     assert ok.status_code == 200
     assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
     assert ollama.status_code == 404 and set(json.loads(ollama.content)) == {"error"}
+
+
+def test_both_gemini_stream_framings_of_one_body_are_kept_apart(client: Any) -> None:
+    body = {"contents": [{"parts": [{"text": ASK}]}]}
+    path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+    for _ in range(2):  # the second round is answered from the memo: still each in its own framing
+        sse, array = client.post(path + "?alt=sse", json=body), client.post(path, json=body)
+        assert sse.headers["content-type"].startswith("text/event-stream") and sse.content.startswith(
+            b"data: {"
+        )
+        assert array.headers["content-type"] == "application/json" and array.content.startswith(
+            b'[{"candidates"'
+        )
+        assert [c["candidates"] for c in array.json()] == [
+            json.loads(e[6:])["candidates"] for e in sse.content.decode().strip().split("\n\n")
+        ]
