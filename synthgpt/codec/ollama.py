@@ -138,7 +138,7 @@ class OllamaCodec:
         text = in_schema_order(output.text, request)
         out.extend(self._line(output, d, None, None) for d in chunk_text(text, size))
         calls = _calls(output)
-        if calls:
+        if calls and not self.generate:  # /api/generate has no place for tool calls
             out.append(self._line(output, "", None, calls))
         out.append(self._final(output, self._line(output, "", None, None)))
         return out

@@ -105,3 +105,30 @@ def test_both_gemini_stream_framings_of_one_body_are_kept_apart(client: Any) -> 
         assert [c["candidates"] for c in array.json()] == [
             json.loads(e[6:])["candidates"] for e in sse.content.decode().strip().split("\n\n")
         ]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "ctype"),
+    [
+        ("/api/chat", {"model": "llama3.2", "messages": [{"role": "user", "content": "!MOCK_SLOW:2! Hi"}]},
+         "application/x-ndjson"),
+        ("/model/amazon.nova-pro-v1:0/converse-stream",
+         {"messages": [{"role": "user", "content": [{"text": "!MOCK_SLOW:2! Hi"}]}]},
+         "application/vnd.amazon.eventstream"),
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+         {"contents": [{"parts": [{"text": "!MOCK_SLOW:2! Hi"}]}]}, "application/json"),
+    ],
+)  # fmt: skip
+def test_paced_streams_keep_their_framing(client: Any, path: str, body: dict[str, Any], ctype: str) -> None:
+    from botocore.eventstream import EventStreamBuffer
+
+    slow = client.post(path, json=body)
+    assert slow.status_code == 200 and slow.headers["content-type"] == ctype
+    if ctype.endswith("eventstream"):
+        buffer = EventStreamBuffer()
+        buffer.add_data(slow.content)
+        assert [m.headers[":event-type"] for m in buffer][-1] == "metadata"
+    elif ctype.endswith("ndjson"):
+        assert json.loads(slow.content.splitlines()[-1])["done"] is True
+    else:
+        assert json.loads(slow.content)[-1]["candidates"][0]["finishReason"] == "STOP"
