@@ -277,10 +277,8 @@ class PacedStream(Response):
     media_type = "text/event-stream"
 
     def __init__(self, wire: WirePlan, headers: Mapping[str, str] | None = None,
-                 raw_headers: list[tuple[bytes, bytes]] | None = None,
-                 media_type: str = "text/event-stream") -> None:  # fmt: skip
+                 raw_headers: list[tuple[bytes, bytes]] | None = None) -> None:  # fmt: skip
         self.wire = wire
-        self.media_type = media_type
         self.status_code = 200
         self.background = None
         if raw_headers is not None:

@@ -104,12 +104,10 @@ class EventStreamBody(Response):
     the server still sends it chunked, like every other stream.
     """
 
-    def __init__(
-        self, data: bytes, headers: Mapping[str, str], media_type: str = "text/event-stream"
-    ) -> None:
+    def __init__(self, data: bytes, headers: Mapping[str, str]) -> None:
         self.data = data
         self.status_code = 200
-        self.media_type = media_type  # another for streams framed otherwise (NDJSON, AWS event stream)
+        self.media_type = "text/event-stream"
         self.background = None
         self.init_headers(headers)  # no `body` attribute: init_headers adds no content-length
 

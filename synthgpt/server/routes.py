@@ -235,7 +235,9 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         rest = plan if plan.first_delay_ms == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
         wire = plan_wire(frames, rest, codec, output, req)
         media = stream_media_type(codec, req)
+        if media != "text/event-stream":  # NDJSON, a JSON array, the AWS event stream: the header wins
+            headers["content-type"] = media
         if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
-            return EventStreamBody(wire.writes[0].data, headers, media)  # unpaced: the whole stream at once
-        return PacedStream(wire, headers, media_type=media)
+            return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
+        return PacedStream(wire, headers)
     return json_response(codec.body(output, req), 200, headers)
