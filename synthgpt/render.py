@@ -11,8 +11,10 @@ in it are relative to the output folder, so it does not depend on where the comm
 body says `"stream": true` is rendered as a stream even without `--stream`.
 
 Re-running gives byte-identical files (unchanged files are not rewritten). Files listed in an earlier
-manifest in the same folder but no longer produced are removed. Request lines that cannot be answered
-(invalid JSON, a body the API rejects, no matching rule) are written as the provider's error body and
+manifest in the same folder but no longer produced are removed. Every line is answered by the server's own
+pipeline (`synthgpt.pipeline.answer`), so a file holds what the server sends for that body (JSON indented
+for people to read), with the server's status: lines that cannot be answered (invalid JSON, a body the API
+rejects, no matching rule, a model the rules do not serve) are written as the provider's error body and
 reported; the exit status is then 1.
 """
 
@@ -29,13 +31,19 @@ from pathlib import Path
 from typing import Any, Literal, TextIO, get_args
 
 from .codec.base import WireCodec
-from .errors import NoRuleMatched, RequestError, SynthGPTError
+from .errors import SynthGPTError
 from .mock import MockGPT
+from .pipeline import answer, json_bytes
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
 RenderApi = Literal["chat", "responses", "messages", "gemini", "ollama", "cohere", "bedrock"]
 _APIS: tuple[RenderApi, ...] = get_args(RenderApi)
+_PATHS: dict[RenderApi, str] = {"chat": "/v1/chat/completions", "responses": "/v1/responses",
+                                "messages": "/v1/messages", "gemini": "/v1beta/models/{model}:{method}",
+                                "ollama": "/api/chat", "cohere": "/v2/chat",
+                                "bedrock": "/model/{model}/{method}"}  # fmt: skip
+"""Where the server answers each API: an error answer's request id derives from the path, as there."""
 _MODEL_IN_URL = ("gemini", "bedrock")
 """APIs whose model is part of the URL: their request lines name it in a `model` (or `modelId`) field."""
 _PROGRESS_MIN = 50  # batches smaller than this finish too fast for a bar to help
@@ -139,54 +147,42 @@ def _render_line(
     mock: MockGPT, codecs: tuple[WireCodec, WireCodec], api: RenderApi, line: int, text: str, stem: str,
     stream: bool,
 ) -> Rendered:
-    from .codec.framing import stream_media_type
-    from .codec.sse import plan_wire
-
-    codec = codecs[0]
-
-    def failure(error: RequestError, status: int) -> Rendered:
-        payload = _json_bytes(codec.error_body(error, status))
-        return Rendered(line, stem + ".json", payload, None, None, status, f"line {line}: {error.message}")
-
-    try:
-        body = json.loads(text)
-    except ValueError as exc:
-        return failure(RequestError(f"not valid JSON: {exc}"), 400)
-    params: dict[str, str] = {}
-    if api in _MODEL_IN_URL and isinstance(body, dict):
+    """The server's answer (`pipeline.answer`, as if posted to the API's path), written as a fixture."""
+    codec, raw, params, path = codecs[0], text.encode(), {}, _PATHS[api]
+    body = _json_object(text)
+    if body is not None and api in _MODEL_IN_URL:
         # the route names the model and whether to stream; a line says both in its body
-        body = dict(body)
         model = body.pop("model", body.pop("modelId", None))
         name = str(model).removeprefix("models/") if model is not None else ""
-        params["model" if api == "gemini" else "model_id"] = name
-        if stream or body.pop("stream", False) is True:
-            codec = codecs[1]
-            params["alt"] = "sse"
-    elif api == "ollama" and isinstance(body, dict):
+        streamed = stream or body.pop("stream", False) is True
+        codec = codecs[1] if streamed else codec
+        if api == "gemini":
+            params = {"model": name, **({"alt": "sse"} if streamed else {})}
+            method = "streamGenerateContent" if streamed else "generateContent"
+        else:
+            params, method = {"model_id": name}, "converse-stream" if streamed else "converse"
+        raw, stream, path = json_bytes(body), False, path.format(model=name, method=method)
+    elif body is not None and api == "ollama" and not stream and "stream" not in body:
         # Ollama streams a body without `stream`; here, as for every API, only --stream or the line asks to
-        body = {**body, "stream": True} if stream else {"stream": False, **body}
-    elif stream and isinstance(body, dict):
-        body = {**body, "stream": True}
-    try:
-        request = codec.decode(body, {}, params)
-        output = mock.generate(request, api=api)
-    except NoRuleMatched as exc:
-        return failure(RequestError(f"no rule matched {exc.summary}"), 500)
-    except RequestError as exc:
-        return failure(exc, 400)
-    seed = str(output.id_seed)
-    if output.error is not None:
-        status = output.error.status
-        from .codec.errors import error_headers
+        raw = json_bytes({**body, "stream": False})
+    answered = answer(mock, codec, raw, {}, params, path=path, stream=stream)
+    drawn = answered.generation
+    rule, seed = (drawn.rule.name, str(drawn.output.id_seed)) if drawn is not None else (None, None)
+    error = None if answered.failure is None else f"line {line}: {answered.failure}"
+    if answered.wire is not None:
+        suffix = _STREAM_SUFFIXES.get(answered.headers.get("content-type", "text/event-stream"), ".stream")
+        return Rendered(line, stem + suffix, answered.wire.data, rule, seed, answered.status, error)
+    return Rendered(line, stem + ".json", _json_bytes(answered.payload), rule, seed, answered.status, error,
+                    headers=answered.error_headers)  # fmt: skip
 
-        payload = _json_bytes(codec.error_body(output.error, status))
-        return Rendered(line, stem + ".json", payload, output.rule, seed, status,
-                        headers=error_headers(output.error))  # fmt: skip
-    if request.stream:
-        plan = plan_wire(codec.frames(output, request), output.stream, codec, output, request)
-        suffix = _STREAM_SUFFIXES.get(stream_media_type(codec, request), ".stream")
-        return Rendered(line, stem + suffix, plan.data, output.rule, seed, 200)
-    return Rendered(line, stem + ".json", _json_bytes(codec.body(output, request)), output.rule, seed, 200)
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The line as a JSON object to adjust, or None (the pipeline then answers it as it is)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def render_files(
@@ -200,7 +196,9 @@ def render_files(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> list[Rendered]:
     """Load the rules, answer the requests file, write the fixtures and `manifest.json` into `out_dir`."""
-    mock = _mock_for(rule_files, seed)
+    from .rules.loader import mock_from_files  # rule files only: YAML is loaded when they are
+
+    mock = mock_from_files(rule_files, seed=seed)
     requests_path = Path(requests)
     lines = requests_path.read_text(encoding="utf-8").split("\n")
     rendered = render_requests(mock, lines, api, stream=stream, on_progress=on_progress)
@@ -227,14 +225,6 @@ def _relative(path: Path, out: Path) -> str:
         return Path(os.path.relpath(path.resolve(), out.resolve())).as_posix()
     except ValueError:  # another drive on Windows
         return path.resolve().as_posix()
-
-
-def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:
-    if not rule_files:
-        return MockGPT(seed=0 if seed is None else seed)
-    from .rules.loader import load_files
-
-    return load_files([Path(p) for p in rule_files]).mock(seed)
 
 
 def _remove_stale(out: Path, keep: set[str]) -> None:
