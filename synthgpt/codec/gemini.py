@@ -31,6 +31,7 @@ from .sse import chunk_text
 __all__ = [
     "GOOGLE_STATUS",
     "GeminiCodec",
+    "GoogleAnswers",
     "gemini_model_info",
     "gemini_models_page",
     "google_error_body",
@@ -111,7 +112,21 @@ def gemini_models_page(models: Sequence[str], params: Mapping[str, str]) -> dict
     return {"models": [gemini_model_info(m) for m in dict.fromkeys(models)]}
 
 
-class GeminiCodec:
+class GoogleAnswers:
+    """What every Gemini route answers alike: Google's error shape and headers; no state to replay."""
+
+    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
+        return google_error_body(error, status)
+
+    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
+        """Nothing to redo when the server resends an answer: this codec keeps no state."""
+        return None
+
+    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
+        return google_response_headers(request_id, processing_ms)
+
+
+class GeminiCodec(GoogleAnswers):
     """The Gemini content-generation wire format; `stream`: the `streamGenerateContent` route."""
 
     api: ApiKind = "gemini"
@@ -174,16 +189,6 @@ class GeminiCodec:
         message = _MESSAGES["INTERNAL"] if fault.message == _DEFAULT_FAULT_MESSAGE else fault.message
         body = {"error": {"code": 500, "message": message, "status": "INTERNAL"}}
         return [Frame(dumps(body), None, terminal=True)]  # terminal: a JSON-array stream closes after it
-
-    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
-        return google_error_body(error, status)
-
-    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
-        """Nothing to redo when the server resends an answer: this codec keeps no state."""
-        return None
-
-    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
-        return google_response_headers(request_id, processing_ms)
 
 
 def _args(arguments: str) -> dict[str, Any]:

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from .base import Frame
 from .common import dumps, private_headers
 from .embeddings import checked_vectors
-from .gemini import google_error_body, google_response_headers
+from .gemini import GoogleAnswers, google_error_body
 from .gemini_request import field, invalid, text_of_contents
 
 __all__ = ["GeminiEmbedCodec"]
@@ -47,7 +46,7 @@ def _one(request: Any, param: str) -> tuple[str, int | None, str | None]:
     return text, _dimensions(request, param + ".outputDimensionality"), str(task) if task else None
 
 
-class GeminiEmbedCodec:
+class GeminiEmbedCodec(GoogleAnswers):
     """`embedContent` (`batch=False`) or `batchEmbedContents` (`batch=True`). It never streams."""
 
     api: ApiKind = "embeddings"
@@ -97,13 +96,3 @@ class GeminiEmbedCodec:
         self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int
     ) -> list[Frame]:
         return [Frame(dumps(google_error_body(ErrorSpec(status=500, message=fault.message), 500)))]
-
-    def error_body(self, error: ErrorSpec | RequestError, status: int) -> dict[str, Any]:
-        return google_error_body(error, status)
-
-    def replay_effect(self, output: ModelOutput, request: ModelRequest) -> None:
-        """Nothing to redo when the server resends an answer: this codec keeps no state."""
-        return None
-
-    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
-        return google_response_headers(request_id, processing_ms)
