@@ -33,7 +33,7 @@ from typing import Any, Literal, TextIO, get_args
 from .codec.base import WireCodec
 from .errors import SynthGPTError
 from .mock import MockGPT
-from .pipeline import answer, json_bytes
+from .pipeline import answer, finish_answered, json_bytes
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
@@ -166,6 +166,7 @@ def _render_line(
         # Ollama streams a body without `stream`; here, as for every API, only --stream or the line asks to
         raw = json_bytes({**body, "stream": False})
     answered = answer(mock, codec, raw, {}, params, path=path, stream=stream)
+    finish_answered(mock, answered)  # written whole: delivered
     drawn = answered.generation
     rule, seed = (drawn.rule.name, str(drawn.output.id_seed)) if drawn is not None else (None, None)
     error = None if answered.failure is None else f"line {line}: {answered.failure}"

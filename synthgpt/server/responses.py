@@ -6,7 +6,7 @@ in a Response object. The helpers re-exported here (`request_id`, `json_bytes`, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.responses import Response
@@ -37,7 +37,8 @@ def to_response(answered: Answered) -> Response:
     if wire is None:
         return Response(answered.body, answered.status, answered.headers, media_type="application/json")
     if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
-        return EventStreamBody(wire.writes[0].data, answered.headers)  # unpaced: the whole stream at once
+        # unpaced: the whole stream at once
+        return EventStreamBody(wire.writes[0].data, answered.headers, frames=len(wire.frames))
     return PacedStream(wire, answered.headers)
 
 
@@ -65,13 +66,29 @@ class EventStreamBody(Response):
     the server still sends it chunked, like every other stream.
     """
 
-    def __init__(self, data: bytes, headers: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        headers: Mapping[str, str],
+        on_end: Callable[[int, bool], None] | None = None,
+        frames: int = 0,
+    ) -> None:
         self.data = data
+        self.on_end = on_end
+        """Told `(frames, cancelled)` once the body was handed over (or its sending failed)."""
+        self.frames = frames
         self.status_code = 200
         self.media_type = "text/event-stream"
         self.background = None
         self.init_headers(headers)  # no `body` attribute: init_headers adds no content-length
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        await send({"type": "http.response.body", "body": self.data, "more_body": False})
+        cancelled = True
+        start = {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        try:
+            await send(start)
+            await send({"type": "http.response.body", "body": self.data, "more_body": False})
+            cancelled = False
+        finally:
+            if self.on_end is not None:
+                self.on_end(0 if cancelled else self.frames, cancelled)
