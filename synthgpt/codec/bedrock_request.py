@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
-from .common import check_schema, private_headers
+from .common import check_schema
+from .headers import journal_headers
 
 __all__ = ["decode_converse", "validation_error"]
 
@@ -159,7 +160,7 @@ def decode_converse(body: Any, model: str, headers: Mapping[str, str], *, stream
     if system:
         messages.insert(0, {"role": "system", "content": "\n".join(system)})
     neutral: dict[str, Any] = {"api": "bedrock", "model": model, "messages": messages, "stream": stream,
-                               "headers": private_headers(headers), "extra": {}}  # fmt: skip
+                               "headers": journal_headers(headers), "extra": {}}  # fmt: skip
     inference = body.get("inferenceConfig") or {}
     if isinstance(inference, dict):
         limit = inference.get("maxTokens")

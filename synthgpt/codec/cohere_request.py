@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
-from .common import check_schema, json_type_name, private_headers
+from .common import check_schema, json_type_name
+from .headers import journal_headers
 
 __all__ = ["decode_cohere_chat"]
 
@@ -100,7 +101,7 @@ def decode_cohere_chat(body: Any, headers: Mapping[str, str]) -> dict[str, Any]:
         "model": model,
         "messages": [_message(m, i) for i, m in enumerate(messages)],
         "stream": body.get("stream") is True,
-        "headers": private_headers(headers),
+        "headers": journal_headers(headers),
         "extra": {k: body[k] for k in _EXTRA if body.get(k) is not None},
     }
     tools = body.get("tools")

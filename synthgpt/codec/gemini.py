@@ -22,10 +22,11 @@ from ..errors import RequestError
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
-from .common import dumps, in_schema_order, private_headers
+from .common import dumps, in_schema_order
 from .errors import error_fields, restate_default
 from .framing import JSON_ARRAY, SSE, Framing
 from .gemini_request import decode_gemini_request
+from .headers import journal_headers
 from .sse import chunk_text
 
 __all__ = [
@@ -136,7 +137,7 @@ class GeminiCodec(GoogleAnswers):
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
         neutral = decode_gemini_request(body, params.get("model", ""))
-        neutral["headers"] = private_headers(headers)
+        neutral["headers"] = journal_headers(headers)
         if self.stream:
             alt = params.get("alt", "json")
             if alt not in ("sse", "json"):

@@ -14,10 +14,11 @@ from typing import Any
 
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
 from .embeddings import checked_vectors
 from .gemini import GoogleAnswers, google_error_body
 from .gemini_request import field, invalid, text_of_contents
+from .headers import journal_headers
 
 __all__ = ["GeminiEmbedCodec"]
 
@@ -79,7 +80,7 @@ class GeminiEmbedCodec(GoogleAnswers):
             model=params.get("model", ""),
             inputs=tuple(t for t, _, _ in items),
             dimensions=dims.pop(),
-            headers=private_headers(headers),
+            headers=journal_headers(headers),
             extra=extra,
         )
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
-from .common import check_schema, json_type_name, private_headers
+from .common import check_schema, json_type_name
+from .headers import journal_headers
 
 __all__ = ["decode_ollama_chat", "decode_ollama_embed", "decode_ollama_generate", "ollama_invalid"]
 
@@ -132,7 +133,7 @@ def _common(body: dict[str, Any], neutral: dict[str, Any], headers: Mapping[str,
     extra.update({k: options[k] for k in _OPTIONS_EXTRA if options.get(k) is not None})
     stream = body.get("stream", True)  # Ollama streams unless told not to
     neutral["stream"] = stream is not False
-    neutral["headers"] = private_headers(headers)
+    neutral["headers"] = journal_headers(headers)
 
 
 def decode_ollama_chat(body: Any, headers: Mapping[str, str]) -> dict[str, Any]:
@@ -171,4 +172,4 @@ def decode_ollama_embed(body: Any, headers: Mapping[str, str], *, legacy: bool) 
     if dims is not None and (not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= 16384):
         raise ollama_invalid(f"dimensions must be a positive integer, got {dims!r}", "dimensions")
     return {"api": "embeddings", "model": model, "inputs": inputs, "dimensions": dims,
-            "headers": private_headers(headers)}  # fmt: skip
+            "headers": journal_headers(headers)}  # fmt: skip
