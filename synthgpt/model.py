@@ -53,7 +53,10 @@ __all__ = [
     "Usage",
 ]
 
-ApiKind = Literal["chat", "responses", "messages", "embeddings", "python"]
+ApiKind = Literal[
+    "chat", "responses", "messages", "embeddings", "gemini", "ollama", "cohere", "bedrock", "python"
+]
+"""The API a request came through; `embeddings` is an embeddings request from any provider's route."""
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 

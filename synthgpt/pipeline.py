@@ -29,6 +29,7 @@ from typing import Any
 from .codec.base import WireCodec
 from .codec.common import parse_json_body
 from .codec.errors import error_headers
+from .codec.framing import stream_media_type
 from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
@@ -344,6 +345,9 @@ def error_answer(
 ) -> Answered:
     """The provider-shaped error answer; an ErrorSpec also brings its retry and rate-limit headers."""
     headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
+    own = getattr(codec, "error_headers", None)  # optional: where a provider names the error (Bedrock)
+    if own is not None:
+        headers.update(own(error, status))
     extra = error_headers(error) if isinstance(error, ErrorSpec) else {}
     headers.update(extra)
     body = codec.error_body(error, status)
@@ -372,6 +376,9 @@ def _encode(
         # the first delay holds back the whole answer (the sender waits it), not the first frame
         rest = plan if delay == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
         wire = plan_wire(codec.frames(output, req), rest, codec, output, req)
+        media = stream_media_type(codec, req)
+        if media != "text/event-stream":  # NDJSON, a JSON array, the AWS event stream: the header wins
+            headers["content-type"] = media
         return Answered(200, headers, wire=wire, generation=generation, first_delay_ms=delay,
                         replayable=replayable)  # fmt: skip
     payload = codec.body(output, req)

@@ -30,20 +30,24 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, get_args
 
 from .codec.base import WireCodec
 from .errors import SynthGPTError
 from .mock import MockGPT
-from .pipeline import answer, finish_answered
+from .pipeline import answer, finish_answered, json_bytes
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
-RenderApi = Literal["chat", "responses", "messages"]
-_APIS: tuple[RenderApi, ...] = ("chat", "responses", "messages")
+RenderApi = Literal["chat", "responses", "messages", "gemini", "ollama", "cohere", "bedrock"]
+_APIS: tuple[RenderApi, ...] = get_args(RenderApi)
 _PATHS: dict[RenderApi, str] = {"chat": "/v1/chat/completions", "responses": "/v1/responses",
-                                "messages": "/v1/messages"}  # fmt: skip
+                                "messages": "/v1/messages", "gemini": "/v1beta/models/{model}:{method}",
+                                "ollama": "/api/chat", "cohere": "/v2/chat",
+                                "bedrock": "/model/{model}/{method}"}  # fmt: skip
 """Where the server answers each API: an error answer's request id derives from the path, as there."""
+_MODEL_IN_URL = ("gemini", "bedrock")
+"""APIs whose model is part of the URL: their request lines name it in a `model` (or `modelId`) field."""
 _PROGRESS_MIN = 50  # batches smaller than this finish too fast for a bar to help
 
 
@@ -72,7 +76,23 @@ class Rendered:
         return entry
 
 
-def _codec(api: RenderApi) -> WireCodec:
+def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
+    if api == "gemini":
+        from .codec.gemini import GeminiCodec
+
+        return GeminiCodec(stream=stream)
+    if api == "bedrock":
+        from .codec.bedrock import BedrockCodec
+
+        return BedrockCodec(stream=stream)
+    if api == "cohere":
+        from .codec.cohere import CohereCodec
+
+        return CohereCodec()
+    if api == "ollama":
+        from .codec.ollama import OllamaCodec
+
+        return OllamaCodec()
     if api == "chat":
         from .codec.openai_chat import ChatCodec
 
@@ -84,6 +104,13 @@ def _codec(api: RenderApi) -> WireCodec:
     from .codec.anthropic_messages import MessagesCodec
 
     return MessagesCodec()
+
+
+_STREAM_SUFFIXES = {
+    "text/event-stream": ".sse",
+    "application/x-ndjson": ".ndjson",
+    "application/vnd.amazon.eventstream": ".eventstream",
+}
 
 
 def file_stem(line: int, raw: str, api: str, stream: bool, width: int = 4) -> str:
@@ -106,30 +133,59 @@ def render_requests(
 ) -> list[Rendered]:
     """Answer every non-blank line of a JSONL text, in order, with `mock`. Pure: nothing is written."""
     codec = _codec(api)
+    stream_codec = _codec(api, stream=True) if api in _MODEL_IN_URL else codec
     numbered = [(i + 1, text) for i, text in enumerate(lines) if text.strip()]
     width = max(4, len(str(len(lines))))
     out: list[Rendered] = []
     for done, (line, text) in enumerate(numbered, 1):
         stem = file_stem(line, text, api, stream, width)
-        out.append(_render_line(mock, codec, api, line, text, stem, stream))
+        out.append(_render_line(mock, (codec, stream_codec), api, line, text, stem, stream))
         if on_progress is not None:
             on_progress(done, len(numbered))
     return out
 
 
 def _render_line(
-    mock: MockGPT, codec: WireCodec, api: RenderApi, line: int, text: str, stem: str, stream: bool
+    mock: MockGPT, codecs: tuple[WireCodec, WireCodec], api: RenderApi, line: int, text: str, stem: str,
+    stream: bool,
 ) -> Rendered:
     """The server's answer (`pipeline.answer`, as if posted to the API's path), written as a fixture."""
-    answered = answer(mock, codec, text.encode(), {}, {}, path=_PATHS[api], stream=stream)
+    codec, raw, params, path = codecs[0], text.encode(), {}, _PATHS[api]
+    body = _json_object(text)
+    if body is not None and api in _MODEL_IN_URL:
+        # the route names the model and whether to stream; a line says both in its body
+        model = body.pop("model", body.pop("modelId", None))
+        name = str(model).removeprefix("models/") if model is not None else ""
+        streamed = stream or body.pop("stream", False) is True
+        codec = codecs[1] if streamed else codec
+        if api == "gemini":
+            params = {"model": name, **({"alt": "sse"} if streamed else {})}
+            method = "streamGenerateContent" if streamed else "generateContent"
+        else:
+            params, method = {"model_id": name}, "converse-stream" if streamed else "converse"
+        raw, stream, path = json_bytes(body), False, path.format(model=name, method=method)
+    elif body is not None and api == "ollama" and not stream and "stream" not in body:
+        # Ollama streams a body without `stream`; here, as for every API, only --stream or the line asks to
+        raw = json_bytes({**body, "stream": False})
+    answered = answer(mock, codec, raw, {}, params, path=path, stream=stream)
     finish_answered(mock, answered)  # written whole: delivered
     drawn = answered.generation
     rule, seed = (drawn.rule.name, str(drawn.output.id_seed)) if drawn is not None else (None, None)
     error = None if answered.failure is None else f"line {line}: {answered.failure}"
     if answered.wire is not None:
-        return Rendered(line, stem + ".sse", answered.wire.data, rule, seed, answered.status, error)
+        suffix = _STREAM_SUFFIXES.get(answered.headers.get("content-type", "text/event-stream"), ".stream")
+        return Rendered(line, stem + suffix, answered.wire.data, rule, seed, answered.status, error)
     return Rendered(line, stem + ".json", _json_bytes(answered.payload), rule, seed, answered.status, error,
                     headers=answered.error_headers)  # fmt: skip
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The line as a JSON object to adjust, or None (the pipeline then answers it as it is)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def render_files(

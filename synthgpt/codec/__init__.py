@@ -1,10 +1,17 @@
-"""Wire formats: one codec per API, plus the SSE layer they share (see `base.py` and `sse.py`)."""
+"""Wire formats: one codec per API, plus the stream layer they share (see `base.py`, `sse.py` and, for
+streams that are not SSE, `framing.py`)."""
 
 from __future__ import annotations
 
 from .anthropic_messages import MessagesCodec
 from .base import Frame, WireCodec, render_frame
+from .bedrock import BedrockCodec
+from .cohere import CohereCodec
 from .embeddings import EmbeddingsCodec
+from .framing import Framing
+from .gemini import GeminiCodec
+from .gemini_embed import GeminiEmbedCodec
+from .ollama import OllamaCodec, OllamaEmbedCodec
 from .openai_chat import ChatCodec
 from .openai_responses import ResponseNotFound, ResponsesCodec
 from .response_store import ResponseStore
@@ -12,10 +19,17 @@ from .sse import KEEPALIVE, StreamAborted, WirePlan, Write, chunk_text, iter_byt
 
 __all__ = [
     "KEEPALIVE",
+    "BedrockCodec",
     "ChatCodec",
+    "CohereCodec",
     "EmbeddingsCodec",
     "Frame",
+    "Framing",
+    "GeminiCodec",
+    "GeminiEmbedCodec",
     "MessagesCodec",
+    "OllamaCodec",
+    "OllamaEmbedCodec",
     "ResponseNotFound",
     "ResponseStore",
     "ResponsesCodec",

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RequestError
 from ..jsonutil import dumps
 
+if TYPE_CHECKING:
+    from ..model import ModelRequest
+
 __all__ = [
     "check_schema",
     "dumps",
+    "in_schema_order",
     "json_type_name",
     "parse_json_body",
     "type_error",
@@ -203,3 +207,30 @@ def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool
             param,
             code="invalid_function_parameters" if tool else None,
         ) from None
+
+
+def _keys_in_schema_order(value: Any, schema: Any) -> Any:
+    """`value` with each object's keys in the order of its schema's `properties`, then the others."""
+    if isinstance(value, dict) and isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+        props: dict[str, Any] = schema["properties"]
+        keys = [k for k in props if k in value] + [k for k in value if k not in props]
+        return {k: _keys_in_schema_order(value[k], props.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(schema, dict):
+        return [_keys_in_schema_order(v, schema.get("items")) for v in value]
+    return value
+
+
+def in_schema_order(text: str, request: ModelRequest) -> str:
+    """A structured answer's text with its objects' keys in the order of the request schema's properties,
+    as Gemini (`propertyOrdering`) and Ollama write them; the drawn document has them in sorted order.
+    Text that is not the whole compact document (cut by a limit or a stop sequence) is left alone."""
+    schema = request.response_schema.schema_ if request.response_schema is not None else None
+    if schema is None or not text.startswith("{"):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if dumps(value) != text:  # not in the compact form this would write back: keep it byte for byte
+        return text
+    return dumps(_keys_in_schema_order(value, schema))

@@ -25,7 +25,7 @@ from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_input import type_error
 
-__all__ = ["EmbeddingsCodec", "MissingEmbeddings", "encode_vector"]
+__all__ = ["EmbeddingsCodec", "MissingEmbeddings", "checked_vectors", "encode_vector"]
 
 _MAX_INPUTS = 2048
 _MAX_DIMENSIONS = 3072  # text-embedding-3-large, OpenAI's largest embedding model
@@ -100,6 +100,17 @@ def _check_length(tokens: int, param: str) -> int:
     return tokens
 
 
+def checked_vectors(output: ModelOutput, request: ModelRequest) -> tuple[tuple[float, ...], ...]:
+    """The answer's vectors, one per input, whichever provider's route asked (MissingEmbeddings if not)."""
+    vectors = output.embeddings
+    if len(vectors) != len(request.inputs):
+        raise MissingEmbeddings(
+            f"rule {output.rule!r} answered an embeddings request without one vector per input "
+            f"({len(vectors)} for {len(request.inputs)}); answer it with the `embeddings` generator"
+        )
+    return vectors
+
+
 class EmbeddingsCodec:
     """The embeddings wire format. It never streams: `frames` is the body as one frame."""
 
@@ -152,12 +163,7 @@ class EmbeddingsCodec:
         )
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        vectors = output.embeddings
-        if len(vectors) != len(request.inputs):
-            raise MissingEmbeddings(
-                f"rule {output.rule!r} answered an embeddings request without one vector per input "
-                f"({len(vectors)} for {len(request.inputs)}); answer it with the `embeddings` generator"
-            )
+        vectors = checked_vectors(output, request)
         fmt = str(request.extra.get("encoding_format", "float"))
         return {
             "object": "list",

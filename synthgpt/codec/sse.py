@@ -31,6 +31,7 @@ from ..errors import StreamAborted
 from ..model import Fault, ModelOutput, ModelRequest, StreamPlan
 from ..seeding import derive_seed
 from .base import Frame, WireCodec, render_frame
+from .framing import Framing
 
 __all__ = [
     "KEEPALIVE",
@@ -190,12 +191,19 @@ def plan_wire(
     - stream_error(after=N): the first N frames, then `codec.error_frames(...)`, then a clean close.
     - malformed(after=N): frame N (0-based) is sent as invalid JSON; the stream goes on.
     - unknown_item: the wire module's business (it adds the frames itself); ignored here.
+    A codec with a `framing(request)` method writes its frames in that form (NDJSON, a JSON array, the AWS
+    event stream) instead of SSE; keep-alives then go out only if that form has them.
     When several ending faults are given, the one with the smallest `after` wins.
     """
+    own = getattr(codec, "framing", None)  # getattr: an optional part of the protocol (see framing.py)
+    framing: Framing | None = own(request) if own is not None else None
     if frames and not (plan.faults or plan.keepalive_every or plan.wire_chunk_bytes) and not (
         plan.first_delay_ms or plan.interval_ms or plan.jitter_ms
     ):  # the common unpaced stream: every frame at once, in one write (what the loop below builds)
-        return WirePlan((Write(_render_all(frames), 0.0),), tuple(frames), False)
+        if framing is None:
+            return WirePlan((Write(_render_all(frames), 0.0),), tuple(frames), False)
+        data = b"".join(framing.render(f, i) for i, f in enumerate(frames))
+        return WirePlan((Write(data, 0.0),), tuple(frames), False)
     sent = list(frames)
     healthy_end = next((i for i, f in enumerate(sent) if f.terminal), len(sent))
     for fault in plan.faults:
@@ -212,6 +220,8 @@ def plan_wire(
         aborts = ending.kind == "disconnect"
 
     delays = frame_delays(plan, len(sent), output.id_seed)
+    render = (lambda f, i: render_frame(f)) if framing is None else framing.render
+    keepalive = KEEPALIVE if framing is None else framing.keepalive
     pieces: list[Write] = []
     buf: list[bytes] = []
     buf_delay = 0.0
@@ -221,10 +231,10 @@ def plan_wire(
             buf = []
         if not buf:
             buf_delay = delays[i]
-        buf.append(render_frame(frame))
+        buf.append(render(frame, i))
         every = plan.keepalive_every
-        if every and (i + 1) % every == 0 and i + 1 < len(sent):
-            buf.append(KEEPALIVE)
+        if every and keepalive and (i + 1) % every == 0 and i + 1 < len(sent):
+            buf.append(keepalive)
     if buf:
         pieces.append(Write(b"".join(buf), buf_delay))
     if not pieces and plan.first_delay_ms > 0:

@@ -52,8 +52,27 @@ class EmbeddingVectors:
     vectors: tuple[tuple[float, ...], ...]
 
 
+_NATIVE_DIMENSIONS = (
+    ("gemini-embedding", 3072),
+    ("text-embedding-004", 768),
+    ("text-embedding-005", 768),
+    ("embedding-001", 768),
+    ("nomic-embed-text", 768),
+    ("mxbai-embed-large", 1024),
+    ("all-minilm", 384),
+    ("embed-v4", 1536),
+    ("embed-english-v3", 1024),
+    ("embed-multilingual-v3", 1024),
+    ("titan-embed-text-v2", 1024),
+)
+"""Model-name fragments of other providers' embedding models and their native sizes (first match wins)."""
+
+
 def native_dimensions(model: str) -> int:
     """The vector size a model answers with when the request does not choose one."""
+    for fragment, dims in _NATIVE_DIMENSIONS:
+        if fragment in model:
+            return dims
     return 3072 if "large" in model else 1536
 
 

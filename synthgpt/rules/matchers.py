@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..errors import RuleError
 from ..linear_regex import compile_rule_regex
@@ -394,8 +394,10 @@ def model(pattern: str) -> Matcher:
     return Model(pattern)
 
 
-ApiName = Literal["chat", "responses", "messages", "embeddings", "python"]
-_APIS = ("chat", "responses", "messages", "embeddings", "python")
+ApiName = Literal[
+    "chat", "responses", "messages", "embeddings", "gemini", "ollama", "cohere", "bedrock", "python"
+]
+_APIS: tuple[ApiName, ...] = get_args(ApiName)
 
 
 def api(*kinds: ApiName) -> Matcher:

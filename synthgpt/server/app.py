@@ -38,6 +38,7 @@ from .playground import (
     playground_asset,
     playground_page,
 )
+from .provider_routes import PROVIDER_ROUTES
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -45,6 +46,7 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 _AZURE_PREFIXES = ("/openai", "/openai/v1", "/api/projects/{project}/openai/v1")  # + AI Foundry projects
+_MODEL_LISTS = (*_AZURE_PREFIXES, "/v1beta")  # and Gemini's v1beta (its /v1 is OpenAI's path too)
 
 log = logging.getLogger("synthgpt.server")
 
@@ -95,10 +97,11 @@ def create_app(
         api_routes.append((Route(r.path, api_endpoint(codec), methods=list(r.methods)), codec))
     all_routes: list[BaseRoute] = [
         *(route for route, _ in api_routes),
+        *PROVIDER_ROUTES,
         Route("/v1/models", list_models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
-        *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
-        *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
+        *(Route(p + "/models", list_models, methods=["GET"]) for p in _MODEL_LISTS),
+        *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _MODEL_LISTS),
         Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

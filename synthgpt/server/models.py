@@ -1,7 +1,7 @@
 """`GET /v1/models` and friends, and the provider shape of answers that belong to no API route.
 
-OpenAI and Anthropic clients share `/v1/models`, so the shape of a models list, of a 404 for an unknown
-path and of a 405 is picked from the request headers by the first matching `Dialect` in `DIALECTS`
+OpenAI, Anthropic and Gemini clients share `/v1/models`, so the shape of a models list, of a 404 for an
+unknown path and of a 405 is picked from the request headers by the first matching `Dialect` in `DIALECTS`
 (OpenAI is last and matches everything). Another provider is one more Dialect in front of it.
 """
 
@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec, anthropic_model_info, anthropic_models_page
 from ..codec.base import WireCodec
+from ..codec.gemini import GeminiCodec, gemini_model_info, gemini_models_page
 from ..codec.openai_chat import ChatCodec
 from ..errors import RequestError
 from ..mock import MockGPT
@@ -28,6 +29,7 @@ from .routes import model_not_found
 __all__ = [
     "ANTHROPIC",
     "DIALECTS",
+    "GEMINI",
     "MODEL_CREATED",
     "OPENAI",
     "Dialect",
@@ -90,7 +92,15 @@ ANTHROPIC = Dialect("anthropic", lambda headers: "anthropic-version" in headers,
                     ANTHROPIC_DEFAULT_MODELS, anthropic_models_page,
                     anthropic_model_info)  # fmt: skip
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, OPENAI)
+GEMINI_DEFAULT_MODELS = (
+    "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-embedding-001"
+)  # fmt: skip
+
+# google-genai sends its key as `x-goog-api-key` and always names itself in `x-goog-api-client`
+GEMINI = Dialect("gemini", lambda headers: "x-goog-api-key" in headers or "x-goog-api-client" in headers,
+                 GeminiCodec(), GEMINI_DEFAULT_MODELS, gemini_models_page, gemini_model_info)  # fmt: skip
+
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, GEMINI, OPENAI)
 
 
 def dialect_for(headers: Mapping[str, str]) -> Dialect:
@@ -155,7 +165,7 @@ async def list_models(request: Request) -> Response:
 async def get_model(request: Request) -> Response:
     mock: MockGPT = request.app.state.mock
     dialect = dialect_for(request.headers)
-    model_id = str(request.path_params["model_id"])
+    model_id = str(request.path_params["model_id"]).removeprefix("models/")
     if model_id not in served_models(mock, dialect) and not _matches_rules(mock, model_id):
         rid = request_id(mock.seed, "model", model_id)
         return error_response(dialect.codec, model_not_found(model_id), 404, rid)

@@ -20,7 +20,12 @@ from starlette.responses import Response
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.bedrock import BedrockCodec
+from ..codec.cohere import CohereCodec
 from ..codec.embeddings import EmbeddingsCodec
+from ..codec.gemini import GeminiCodec
+from ..codec.gemini_embed import GeminiEmbedCodec
+from ..codec.ollama import OllamaCodec, OllamaEmbedCodec
 from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..errors import BodyTooLarge, SynthGPTError
@@ -48,6 +53,8 @@ class ApiRoute:
 
 
 _CHAT = ChatCodec()
+_GEMINI, _GEMINI_STREAM = GeminiCodec(), GeminiCodec(stream=True)
+_GEMINI_EMBED, _GEMINI_BATCH_EMBED = GeminiEmbedCodec(batch=False), GeminiEmbedCodec(batch=True)
 
 API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/chat/completions", _CHAT),
@@ -65,6 +72,22 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/api/projects/{project}/openai/v1/chat/completions", _CHAT),
     ApiRoute("/api/projects/{project}/openai/v1/responses", ResponsesCodec),
     ApiRoute("/api/projects/{project}/openai/v1/embeddings", EmbeddingsCodec()),
+    # Gemini: `google-genai` posts to /v1 by default, older clients and curl examples to /v1beta
+    *(route for v in ("v1beta", "v1") for route in (
+        ApiRoute(f"/{v}/models/{{model}}:generateContent", _GEMINI),
+        ApiRoute(f"/{v}/models/{{model}}:streamGenerateContent", _GEMINI_STREAM),
+        ApiRoute(f"/{v}/models/{{model}}:embedContent", _GEMINI_EMBED),
+        ApiRoute(f"/{v}/models/{{model}}:batchEmbedContents", _GEMINI_BATCH_EMBED),
+    )),
+    # Ollama's native API (its OpenAI-compatible /v1 routes are the ones above)
+    ApiRoute("/api/chat", OllamaCodec()),
+    ApiRoute("/api/generate", OllamaCodec(generate=True)),
+    ApiRoute("/api/embed", OllamaEmbedCodec()),
+    ApiRoute("/api/embeddings", OllamaEmbedCodec(legacy=True)),
+    ApiRoute("/v2/chat", CohereCodec()),
+    # Bedrock: the model id may be an ARN, whose slashes botocore sends percent-encoded
+    ApiRoute("/model/{model_id:path}/converse", BedrockCodec()),
+    ApiRoute("/model/{model_id:path}/converse-stream", BedrockCodec(stream=True)),
 )
 
 
@@ -104,7 +127,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         await pace.admit()
     worker: Worker = request.app.state.worker
     async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
-        accepted = accept(mock, codec, raw, request.headers, request.path_params, path=path)
+        accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
         if isinstance(accepted, Answered):
             answered = accepted
         elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
@@ -146,3 +169,10 @@ def _finish_when_sent(mock: MockGPT, answered: Answered, response: Response) -> 
         finish_answered(mock, answered, cancelled=cancelled, frames_sent=frames)
 
     response.on_end = ended
+
+
+def _params(request: Request) -> dict[str, str]:
+    """Path parameters, and the query's where there is one (Gemini's `?alt=sse`); the path's win."""
+    if not request.scope.get("query_string"):
+        return request.path_params
+    return {**request.query_params, **request.path_params}

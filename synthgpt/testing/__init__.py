@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assertions import CallAssertions, CallList, SynthGPTFixture
-    from .clients import BASE_URL, anthropic_client, http_client_for, openai_client
+    from .clients import (
+        BASE_URL,
+        anthropic_client,
+        cohere_client,
+        gemini_client,
+        http_client_for,
+        ollama_client,
+        openai_client,
+    )
     from .live_server import LiveServer
     from .transport import (
         AsyncInProcessTransport,
@@ -38,7 +46,10 @@ _HOME = {
     "SynthGPTFixture": "assertions",
     "anthropic_client": "clients",
     "as_asgi_app": "transport",
+    "cohere_client": "clients",
+    "gemini_client": "clients",
     "http_client_for": "clients",
+    "ollama_client": "clients",
     "openai_client": "clients",
 }
 
@@ -54,7 +65,10 @@ __all__ = [
     "SynthGPTFixture",
     "anthropic_client",
     "as_asgi_app",
+    "cohere_client",
+    "gemini_client",
     "http_client_for",
+    "ollama_client",
     "openai_client",
 ]
 

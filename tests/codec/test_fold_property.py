@@ -1,6 +1,7 @@
 """The one-codec-path property, per API: folding the stream as a client does gives the non-stream body.
 
-Each fold below is written from the wire rules (WIRE.md §2.3, §3.3, §4.4), independently of the codecs,
+Each fold below is written from the wire rules (WIRE.md §2.3, §3.3, §4.4; for Gemini, Ollama and Cohere the
+providers' stream references), independently of the codecs,
 and applied to arbitrary answers: any mix of reasoning, text and tool calls, any finish reason, any chunk
 size, any text (combining marks, emoji, astral code points).
 """
@@ -15,6 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthgpt.codec.anthropic_messages import MessagesCodec
+from synthgpt.codec.bedrock import BedrockCodec
+from synthgpt.codec.cohere import CohereCodec
+from synthgpt.codec.gemini import GeminiCodec
+from synthgpt.codec.ollama import OllamaCodec
 from synthgpt.codec.openai_chat import ChatCodec
 from synthgpt.codec.openai_responses import ResponsesCodec
 from synthgpt.model import (
@@ -167,6 +172,119 @@ def fold_chat(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def fold_gemini(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Candidates by `index`; a text part joins the previous one when both are text of the same kind
+    (thought or answer); `finishReason` and `usageMetadata` are the last seen."""
+    candidates: dict[int, dict[str, Any]] = {}
+    body: dict[str, Any] = {}
+    for chunk in chunks:
+        for c in chunk["candidates"]:
+            built = candidates.setdefault(c["index"], {"content": {"parts": [], "role": "model"}})
+            parts = built["content"]["parts"]
+            for p in c["content"]["parts"]:
+                last = parts[-1] if parts else None
+                if (last is not None and set(p) <= {"text", "thought"} and set(last) <= {"text", "thought"}
+                        and last.get("thought") == p.get("thought")):  # fmt: skip
+                    last["text"] += p["text"]
+                else:
+                    parts.append(copy.deepcopy(p))
+            if "finishReason" in c:
+                built["finishReason"] = c["finishReason"]
+            built["index"] = c["index"]
+        body.update({k: v for k, v in chunk.items() if k != "candidates"})
+    return {"candidates": [candidates[i] for i in sorted(candidates)], **body}
+
+
+def fold_ollama(lines: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Text (`message.content`, or `response` for generate) and `thinking` joined, tool calls gathered,
+    everything else from the last line, which alone says `done: true`."""
+    assert [line["done"] for line in lines] == [False] * (len(lines) - 1) + [True]
+    text, thinking, calls = "", None, []
+    for line in lines:
+        part = line["message"] if key == "message" else line
+        text += part["content" if key == "message" else "response"]
+        if part.get("thinking") is not None:
+            thinking = (thinking or "") + part["thinking"]
+        calls.extend(part.get("tool_calls", ()))
+    folded = copy.deepcopy(lines[-1])
+    inner = folded["message"] if key == "message" else folded
+    inner["content" if key == "message" else "response"] = text
+    if thinking is not None:
+        inner["thinking"] = thinking
+    if calls:
+        inner["tool_calls"] = calls
+    return folded
+
+
+def fold_cohere(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Content items and tool calls built from their start events and deltas, the tool plan joined, the
+    finish reason and usage from `message-end`."""
+    assert events[0]["type"] == "message-start" and events[-1]["type"] == "message-end"
+    message = copy.deepcopy(events[0]["delta"]["message"])
+    for e in events[1:-1]:
+        kind, inner = e["type"], e.get("delta", {}).get("message", {})
+        if kind == "content-start":
+            assert e["index"] == len(message.setdefault("content", []))
+            message["content"].append(copy.deepcopy(inner["content"]))
+        elif kind == "content-delta":
+            item = message["content"][e["index"]]
+            for key, piece in inner["content"].items():
+                item[key] += piece
+        elif kind == "tool-plan-delta":
+            message["tool_plan"] = message.get("tool_plan", "") + inner["tool_plan"]
+        elif kind == "tool-call-start":
+            assert e["index"] == len(message.setdefault("tool_calls", []))
+            message["tool_calls"].append(copy.deepcopy(inner["tool_calls"]))
+        elif kind == "tool-call-delta":
+            message["tool_calls"][e["index"]]["function"]["arguments"] += inner["tool_calls"]["function"][
+                "arguments"
+            ]
+    if "tool_calls" in message:
+        message.setdefault("tool_plan", "")
+    end = events[-1]["delta"]
+    return {
+        "id": events[0]["id"],
+        "message": message,
+        "finish_reason": end["finish_reason"],
+        "usage": end["usage"],
+    }
+
+
+def fold_bedrock(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Blocks by `contentBlockIndex`: a tool use from its start event, every delta appended (a tool's input
+    as JSON text, parsed at the block's stop); the stop reason from `messageStop`, usage from `metadata`."""
+    assert events[0] == ("messageStart", {"role": "assistant"})
+    blocks: list[dict[str, Any]] = []
+    inputs: dict[int, str] = {}
+    for name, e in events[1:-2]:
+        i = e["contentBlockIndex"]
+        if name == "contentBlockStart":
+            assert i == len(blocks)
+            blocks.append({"toolUse": dict(e["start"]["toolUse"])})
+        elif name == "contentBlockDelta":
+            delta = e["delta"]
+            if i == len(blocks):
+                empty = {"reasoningContent": {"reasoningText": {"text": ""}}}
+                blocks.append(empty if "reasoningContent" in delta else {"text": ""})
+            if "text" in delta:
+                blocks[i]["text"] += delta["text"]
+            elif "toolUse" in delta:
+                inputs[i] = inputs.get(i, "") + delta["toolUse"]["input"]
+            elif "text" in delta["reasoningContent"]:
+                blocks[i]["reasoningContent"]["reasoningText"]["text"] += delta["reasoningContent"]["text"]
+            else:
+                blocks[i]["reasoningContent"]["reasoningText"]["signature"] = delta["reasoningContent"][
+                    "signature"
+                ]
+        else:
+            assert name == "contentBlockStop" and i == len(blocks) - 1
+            if "toolUse" in blocks[i]:
+                blocks[i]["toolUse"]["input"] = json.loads(inputs.get(i) or "{}")
+    (stop, end), (meta, metadata) = events[-2:]
+    assert (stop, meta) == ("messageStop", "metadata")
+    return {"output": {"message": {"role": "assistant", "content": blocks}}, **end, **metadata}
+
+
 # ---------------------------------------------------------------------------------------------- property
 
 
@@ -196,3 +314,42 @@ def test_chat_stream_folds_to_the_body(out: ModelOutput) -> None:
     frames = codec.frames(out, req)
     assert frames[-1].data == "[DONE]"
     assert fold_chat([json.loads(f.data) for f in frames[:-1]]) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.integers(1, 3))
+def test_gemini_stream_folds_to_the_body(out: ModelOutput, n: int) -> None:
+    codec = GeminiCodec(stream=True)
+    out = out.model_copy(update={"choices": out.choices * n})
+    req = ModelRequest(api="gemini", model=out.model, stream=True, stream_options={"alt": "sse"})
+    chunks = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert "usageMetadata" in chunks[-1] and not any("usageMetadata" in c for c in chunks[:-1])
+    assert fold_gemini(chunks) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.booleans())
+def test_ollama_stream_folds_to_the_body(out: ModelOutput, generate: bool) -> None:
+    codec = OllamaCodec(generate=generate)
+    req = ModelRequest(api="ollama", model=out.model, stream=True)
+    lines = [json.loads(f.data) for f in codec.frames(out, req)]
+    assert fold_ollama(lines, "response" if generate else "message") == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_cohere_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = CohereCodec()
+    req = ModelRequest(api="cohere", model=out.model, stream=True)
+    frames = codec.frames(out, req)
+    assert [f.event for f in frames] == [json.loads(f.data)["type"] for f in frames]
+    assert fold_cohere([json.loads(f.data) for f in frames]) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_bedrock_stream_folds_to_the_body(out: ModelOutput) -> None:
+    codec = BedrockCodec(stream=True)
+    req = ModelRequest(api="bedrock", model=out.model, stream=True)
+    events = [(f.event or "", json.loads(f.data)) for f in codec.frames(out, req)]
+    assert fold_bedrock(events) == codec.body(out, req)

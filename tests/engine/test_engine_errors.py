@@ -195,7 +195,8 @@ BUILD_ERRORS: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "api none",
         lambda: m.api(),
         RuleError,
-        "api: name at least one of 'chat', 'responses', 'messages', 'embeddings', 'python'",
+        "api: name at least one of 'chat', 'responses', 'messages', 'embeddings', 'gemini', 'ollama', "
+        "'cohere', 'bedrock', 'python'",
     ),
     ("tool_choice mode", lambda: m.tool_choice("any"), UnknownNameError, "unknown tool_choice mode 'any'"),
     ("turn bare", lambda: m.turn(), RuleError, "turn: give eq, min= or max="),

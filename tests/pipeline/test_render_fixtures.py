@@ -161,3 +161,49 @@ def test_out_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
     assert main(["--requests", str(requests), "--api", "chat", "--out", str(out)]) == 2
     assert capsys.readouterr().err == f"synthgpt render: --out must be a folder, but {out} is a file\n"
     assert out.read_text() == "keep me"
+
+
+GEMINI = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "tell me more"}]}]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_gemini_lines_name_their_model_and_match_the_server(tmp_path: Path, stream: bool) -> None:
+    rules, _ = _setup(tmp_path)
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (rendered,) = render_requests(mock, [json.dumps(GEMINI)], "gemini", stream=stream)
+    body = {k: v for k, v in GEMINI.items() if k != "model"}
+    route = ":streamGenerateContent?alt=sse" if stream else ":generateContent"
+    with httpx2.Client(transport=InProcessTransport2(MockGPT(load_files([rules]).ruleset, seed=11)),
+                       base_url="http://t") as client:  # fmt: skip
+        served = client.post("/v1beta/models/gemini-2.5-flash" + route, json=body)
+    assert served.status_code == 200 and rendered.status == 200 and rendered.rule == "chatter"
+    if stream:
+        assert rendered.file.endswith(".sse") and rendered.data == served.content
+    else:
+        assert rendered.file.endswith(".json") and json.loads(rendered.data) == served.json()
+
+
+def test_ollama_lines_render_as_json_unless_streamed(tmp_path: Path) -> None:
+    rules, _ = _setup(tmp_path)
+    line = json.dumps({"model": "llama3.2", "messages": [{"role": "user", "content": "tell me more"}]})
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (plain,) = render_requests(mock, [line], "ollama")
+    (streamed,) = render_requests(mock, [line], "ollama", stream=True)
+    assert plain.file.endswith(".json") and json.loads(plain.data)["done"] is True
+    lines = [json.loads(x) for x in streamed.data.decode().splitlines()]
+    assert streamed.file.endswith(".ndjson") and len(lines) > 2 and lines[-1]["done"] is True
+    assert "".join(x["message"]["content"] for x in lines) == json.loads(plain.data)["message"]["content"]
+
+
+def test_bedrock_streams_render_as_the_binary_event_stream(tmp_path: Path) -> None:
+    rules, _ = _setup(tmp_path)
+    body = {"messages": [{"role": "user", "content": [{"text": "tell me more"}]}]}
+    line = json.dumps({"modelId": "anthropic.claude-sonnet-4-5-20250929-v1:0", **body})
+    mock = MockGPT(load_files([rules]).ruleset, seed=11)
+    (rendered,) = render_requests(mock, [line], "bedrock", stream=True)
+    with httpx2.Client(
+        transport=InProcessTransport2(MockGPT(load_files([rules]).ruleset, seed=11)), base_url="http://t"
+    ) as client:
+        served = client.post("/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream", json=body)
+    assert served.headers["content-type"] == "application/vnd.amazon.eventstream"
+    assert rendered.file.endswith(".eventstream") and rendered.data == served.content

@@ -69,9 +69,28 @@ REQUESTS: list[tuple[str, dict[str, Any], dict[str, str]]] = [
         {},
     ),
     ("/v1/embeddings", {"model": "text-embedding-3-small", "input": "short", "dimensions": 64}, {}),
-]
+    (
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        {"contents": [{"parts": [{"text": "Weather in Paris?"}]}],
+         "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": TOOL}]}],
+         "generationConfig": {"thinkingConfig": {"includeThoughts": True}}},
+        {"x-goog-api-key": "k"},
+    ),
+    ("/v1/models/gemini-2.5-flash:generateContent",
+     {"contents": [{"parts": [{"text": "!MOCK_ERROR:429!"}]}]}, {}),
+    ("/v1/models/gemini-embedding-001:batchEmbedContents",
+     {"requests": [{"content": {"parts": [{"text": "alpha"}]}, "outputDimensionality": 16}]}, {}),
+    ("/api/chat", {"model": "llama3.2", "think": True, "messages": [{"role": "user", "content": "Hi"}]}, {}),
+    ("/api/embed", {"model": "nomic-embed-text", "input": ["alpha", "beta"]}, {}),
+    ("/v2/chat",
+     {"model": "command-a-03-2025", "stream": True, "messages": [{"role": "user", "content": "Hi"}]}, {}),
+    ("/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream",
+     {"messages": [{"role": "user", "content": [{"text": "Weather in Paris?"}]}],
+      "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": TOOL}}}]}}, {}),
+]  # fmt: skip
 
-HEADERS = ("content-type", "x-request-id", "request-id", "openai-processing-ms", "retry-after-ms")
+HEADERS = ("content-type", "x-request-id", "request-id", "openai-processing-ms", "retry-after-ms",
+           "x-amzn-requestid", "server-timing")  # fmt: skip
 
 
 def answer(base: str, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[Any, ...]:
@@ -97,7 +116,8 @@ def test_two_processes_answer_byte_for_byte_alike(start_server: Any) -> None:
         forward = [answer(a, *req) for req in REQUESTS] + chain(a)
         backward = [answer(b, *req) for req in reversed(REQUESTS)][::-1] + chain(b)
         models = [httpx.get(url + "/v1/models", headers=ANTHROPIC).content for url in (a, b)]
-    assert [s for s, *_ in forward] == [200, 200, 200, 200, 200, 200, 529, 200, 200, 200, 200, 200, 200]
+    assert [s for s, *_ in forward] == [200, 200, 200, 200, 200, 200, 529, 200, 200, 200, 200,
+                                        200, 429, 200, 200, 200, 200, 200, 200, 200]  # fmt: skip
     assert forward == backward
     assert [h[0] for _, _, h in forward[:11]] == [
         "application/json",
@@ -109,6 +129,10 @@ def test_two_processes_answer_byte_for_byte_alike(start_server: Any) -> None:
         "text/event-stream; charset=utf-8",
         *["application/json"] * 3,
     ]
+    assert [h[0] for _, _, h in forward[11:18]] == [
+        "text/event-stream; charset=utf-8", "application/json", "application/json", "application/x-ndjson",
+        "application/json", "text/event-stream; charset=utf-8", "application/vnd.amazon.eventstream",
+    ]  # fmt: skip
     assert models[0] == models[1]
     assert b'"type":"error","error":{"type":"overloaded_error"' in forward[7][1]  # the mid-stream error
 
