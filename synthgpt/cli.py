@@ -1,12 +1,15 @@
-"""The `synthgpt` command: `serve`, `check` and `render`.
+"""The `synthgpt` command: `serve`, `init`, `check` and `render`.
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
                    [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
-                   [--access-log] [--log-level LEVEL]
+                   [--access-log] [--log-level LEVEL] [--log-format text|json] [--no-request-log]
+    synthgpt init [PATH]           write a starter rule file that keeps the built-in behaviour
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
+    synthgpt --version
 
+Every flag of `serve` and `init` is also read from `SYNTHGPT_<FLAG>` (`synthgpt.cli_env`).
 `check` and `render` hand their arguments over untouched to their modules' `main(argv)`.
 """
 
@@ -14,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
 
+from .cli_env import apply_environment
 from .errors import SynthGPTError
 
 __all__ = ["build_parser", "main"]
@@ -64,12 +70,23 @@ def _clock(value: str) -> str:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _version() -> str:
+    try:
+        return version("synthgpt")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "unknown (not installed)"
+
+
+def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser; `SYNTHGPT_*` variables in `environ` (default: none) become its flags' defaults."""
     parser = argparse.ArgumentParser(
         prog="synthgpt",
         description="Deterministic synthetic answers for LLM APIs (OpenAI, Azure, Anthropic).",
+        epilog="Every flag of `serve` and `init` can also be set as SYNTHGPT_<FLAG> in the environment "
+        "(--max-body-bytes: SYNTHGPT_MAX_BODY_BYTES; RULE_FILES: SYNTHGPT_RULE_FILES, comma-separated).",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,check,render}")
+    parser.add_argument("--version", action="version", version=f"synthgpt {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,init,check,render}")
     serve = sub.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API.")
     serve.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
                        help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip
@@ -93,8 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
+    serve.add_argument("--log-format", default="text", choices=["text", "json"],
+                       help="the request log: key=value text or one JSON object per line (default: text)")
+    serve.add_argument("--request-log", action=argparse.BooleanOptionalAction, default=True,
+                       help="one line per answered API request on stderr (default: on)")  # fmt: skip
+    init = sub.add_parser("init", help="write a starter rule file",
+                          description="Write a starter rule file that keeps the built-in behaviour "
+                                      "(`include: builtin`) beside an example rule of your own.")  # fmt: skip
+    init.add_argument("path", nargs="?", default="rules.yaml", metavar="PATH",
+                      help="where to write it (default: rules.yaml)")  # fmt: skip
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
     for name, module in _DELEGATED.items():
         sub.add_parser(name, help=f"see `synthgpt {name} --help` ({module})", add_help=False)
+    if environ is not None:
+        for command in sub.choices.values():
+            apply_environment(command, environ)
     return parser
 
 
@@ -107,7 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in _DELEGATED:
         return _delegate(args_list[0], args_list[1:])
-    args = build_parser().parse_args(args_list)
+    args = build_parser(os.environ).parse_args(args_list)
+    if args.command == "init":
+        from .rules.starter import write_starter
+
+        return write_starter(args.path, force=args.force)
     from .server.run import ConfigError, ServeConfig, serve
 
     config = ServeConfig(
@@ -123,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         journal=args.journal,
         access_log=args.access_log,
         log_level=args.log_level,
+        log_format=args.log_format,
+        request_log=args.request_log,
         **({} if args.memo_entries is None else {"memo_entries": args.memo_entries}),
     )
     try:

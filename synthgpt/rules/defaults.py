@@ -40,7 +40,14 @@ from .matchers import (
 from .rule import Rule, RuleSet
 from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers
 
-__all__ = ["EmbeddingsTriggerAnswer", "ToolResultsText", "TriggerAnswer", "default_rules"]
+__all__ = [
+    "BUILTIN_PARTS",
+    "EmbeddingsTriggerAnswer",
+    "ToolResultsText",
+    "TriggerAnswer",
+    "builtin_rules",
+    "default_rules",
+]
 
 _OPENERS = ("Here is what the tools returned.", "I checked with the tools.", "The results are in.")
 _CLOSERS = ("Let me know if you need anything else.", "I hope this helps.", "That should answer it.")
@@ -146,13 +153,29 @@ _TRIGGER = re.compile(TRIGGER_PATTERN)
 _EMBEDDINGS_TRIGGER = api("embeddings") & where(_input_has_trigger)
 
 
-def default_rules() -> RuleSet:
-    """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own)."""
-    return RuleSet(
-        [
+BUILTIN_PARTS = ("triggers", "defaults")
+"""What a rule file may include of the built-in rules: `builtin:triggers` (the `!MOCK_…!` rules, placed
+where included) and `builtin:defaults` (embeddings, structured output, tool calls, tool results and
+readable text, placed after every rule of every file); `builtin` is both."""
+
+
+def builtin_rules(part: str) -> list[Rule]:
+    """Fresh rules of one part of the built-in set (see `BUILTIN_PARTS`)."""
+    if part == "triggers":
+        return [
             Rule("embeddings_triggers", _EMBEDDINGS_TRIGGER, EmbeddingsTriggerAnswer()),
-            Rule("embeddings", api("embeddings"), Embeddings()),
             Rule("triggers", last_user(regex=TRIGGER_PATTERN, case_sensitive=True), TriggerAnswer()),
-            *(Rule(name, matcher, gen) for name, matcher, gen in _CONTENT),
         ]
-    )
+    if part == "defaults":
+        return [Rule("embeddings", api("embeddings"), Embeddings()), *(Rule(n, m, g) for n, m, g in _CONTENT)]
+    raise ValueError(f"no built-in part {part!r}: use one of {', '.join(BUILTIN_PARTS)}")
+
+
+def default_rules() -> RuleSet:
+    """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own).
+
+    The order of DESIGN.md §4. `include: builtin` puts the defaults after the file's rules instead, which
+    answers alike: an embeddings request has no last user message for the chat trigger rule to match.
+    """
+    (emb_triggers, triggers), (embeddings, *content) = builtin_rules("triggers"), builtin_rules("defaults")
+    return RuleSet([emb_triggers, embeddings, triggers, *content])

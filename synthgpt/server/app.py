@@ -23,7 +23,9 @@ from ..mock import MockGPT
 from ..model import ErrorSpec
 from .admin import clear_calls, healthz, list_calls
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
+from .metrics import Metrics, metrics_endpoint
 from .models import dialect_for, get_model, list_models
+from .observe import ObserveMiddleware
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
@@ -72,6 +74,7 @@ def create_app(
         *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/_synthgpt/calls", list_calls, methods=["GET"]),
         Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
     ]
@@ -128,9 +131,10 @@ def create_app(
         routes=all_routes,
         exception_handlers={404: not_found, 405: not_allowed, 500: server_error},
         lifespan=lifespan,
-        middleware=[Middleware(MemoMiddleware)],
+        middleware=[Middleware(ObserveMiddleware), Middleware(MemoMiddleware)],  # outermost first
     )
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.metrics = Metrics(mock)
     return app

@@ -29,6 +29,7 @@ from ..codec.sse import WirePlan
 from ..journal import CallRecord
 from ..mock import MockGPT
 from ..rules.rule import Rule
+from .observe import note_output
 from .pacing import PacedStream, pacer
 
 __all__ = ["DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo"]
@@ -194,7 +195,8 @@ class MemoMiddleware:
         pace = pacer()
         if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
             await pace.admit()
-        mock.replay(entry.rule, entry.record)
+        record = mock.replay(entry.rule, entry.record)
+        note_output(scope, record.output, record.request)
         if entry.after is not None:
             entry.after()
         if entry.wire is not None:

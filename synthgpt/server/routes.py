@@ -30,6 +30,7 @@ from ..errors import NoRuleMatched, RequestError, SynthGPTError
 from ..mock import MockGPT
 from ..model import ErrorSpec, ModelOutput, ModelRequest
 from .memo import MemoEntry, memo_slot
+from .observe import note_api, note_output, note_request
 from .pacing import PacedStream, pacer
 from .responses import (
     EventStreamBody,
@@ -120,6 +121,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     mock: MockGPT = request.app.state.mock  # read per request: a rule reload may swap it
     path: str = request.scope["path"]  # request.url would build a URL object on every request
     raw_key = (path, "")
+    note_api(request.scope, codec.api)
     try:
         raw = await read_body(request, request.app.state.max_body_bytes)
     except BodyTooLarge as exc:
@@ -136,6 +138,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     req: ModelRequest | None = None
     try:
         req = codec.decode(body, request.headers, request.path_params)
+        note_request(request.scope, req)
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not _serves(mock, req.model):
             return error_response(codec, model_not_found(req.model), 404, rid)
@@ -159,6 +162,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         log.exception("unexpected error answering %s", request.url.path)
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec, spec, 500, request_id(mock.seed, *raw_key))
+    note_output(request.scope, output)
     response = await _answer(codec, req, output, rid)
     if slot is not None and replayable and _replayable_answer(body, output, response):
         memo, gen, key = slot

@@ -1,0 +1,211 @@
+"""What the server did, per answered API request: one log line and the Prometheus metrics.
+
+`ObserveMiddleware` is the app's outermost layer. It leaves an `Observed` in the scope; the API route
+(`routes.handle`) and the memo's replay fill in what the request was (API, model) and how it was answered
+(rule, seed, faults); the middleware adds the status, the frames sent and the duration, then logs one
+line on the `synthgpt.access` logger and counts the answer (`server.metrics`). Requests to other routes
+(`/healthz`, `/metrics`, the journal) are neither logged nor counted: probes would drown the answers.
+
+The duration is real time (`perf_counter`) read around the answer; it is never part of an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..model import ModelOutput, ModelRequest
+
+__all__ = [
+    "ACCESS_LOGGER",
+    "LOG_FORMATS",
+    "JsonLineFormatter",
+    "ObserveMiddleware",
+    "Observed",
+    "TextLineFormatter",
+    "configure_request_log",
+    "note_api",
+    "note_output",
+    "note_request",
+]
+
+ACCESS_LOGGER = "synthgpt.access"
+LOG_FORMATS = ("text", "json")
+SCOPE_KEY = "synthgpt.observed"
+access_log = logging.getLogger(ACCESS_LOGGER)
+
+
+@dataclass(slots=True)
+class Observed:
+    """One API request as the log line and the metrics see it; empty `api`: not an API request."""
+
+    api: str = ""
+    model: str = ""
+    rule: str = ""
+    seed: int | None = None
+    stream: bool = False
+    faults: tuple[str, ...] = ()
+    status: int = 0
+    frames: int = 0
+    first_byte_s: float = 0.0
+    duration_s: float = 0.0
+
+
+def _observed(scope: Scope) -> Observed | None:
+    found: Observed | None = scope.get(SCOPE_KEY)
+    return found
+
+
+def note_api(scope: Scope, api: str) -> None:
+    """The request reached an API route (before its body is read: a 413 or a bad body is logged too)."""
+    obs = _observed(scope)
+    if obs is not None:
+        obs.api = api
+
+
+def note_request(scope: Scope, req: ModelRequest) -> None:
+    obs = _observed(scope)
+    if obs is not None:
+        obs.api, obs.model, obs.stream = req.api, req.model, req.stream
+
+
+def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = None) -> None:
+    """The rule that answered, the call's seed (the journal's) and the faults the answer carries."""
+    obs = _observed(scope)
+    if obs is None:
+        return
+    if req is not None:
+        obs.api, obs.model, obs.stream = req.api, req.model, req.stream
+    obs.rule, obs.seed = output.rule, output.id_seed
+    faults: list[str] = [f.kind for f in output.stream.faults] if obs.stream else []
+    if output.error is not None:
+        faults.insert(0, "error")
+    if output.stream.first_delay_ms > 0:
+        faults.append("delay")
+    if obs.stream and output.stream.interval_ms > 0:
+        faults.append("slow")
+    obs.faults = tuple(faults)
+
+
+class ObserveMiddleware:
+    """Times every HTTP request; for API requests, logs one line and counts it once the answer is sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        obs = Observed()
+        scope[SCOPE_KEY] = obs
+        sse = False
+
+        async def observing_send(message: Message) -> None:
+            nonlocal sse
+            kind = message["type"]
+            if kind == "http.response.start":
+                obs.status = message["status"]
+                obs.first_byte_s = time.perf_counter() - started
+                sse = any(k == b"content-type" and v.startswith(b"text/event-stream")
+                          for k, v in message.get("headers", ()))  # fmt: skip
+            elif sse and kind == "http.response.body":
+                obs.frames += message.get("body", b"").count(b"\n\n")  # an SSE event ends with a blank line
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observing_send)
+        finally:
+            if obs.api:
+                obs.duration_s = time.perf_counter() - started
+                _done(scope, obs)
+
+
+def _done(scope: Scope, obs: Observed) -> None:
+    state = scope["app"].state
+    metrics = getattr(state, "metrics", None)
+    if metrics is not None:
+        metrics.count(obs, state.mock)
+    if access_log.isEnabledFor(logging.INFO):
+        access_log.info("answered", extra={"synthgpt": _fields(scope, obs)})
+
+
+def _fields(scope: Scope, obs: Observed) -> dict[str, Any]:
+    return {
+        "method": scope["method"],
+        "path": scope["path"],
+        "api": obs.api,
+        "model": obs.model or None,
+        "rule": obs.rule or None,
+        "seed": None if obs.seed is None else str(obs.seed),  # 64-bit: JSON readers in JS would round it
+        "status": obs.status or None,
+        "stream": obs.stream,
+        "frames": obs.frames,
+        "faults": list(obs.faults),
+        "duration_ms": round(obs.duration_s * 1000.0, 3),
+    }
+
+
+def _text_value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "-"
+    text = str(value)
+    return json.dumps(text) if (" " in text or '"' in text or not text) else text
+
+
+class TextLineFormatter(logging.Formatter):
+    """`synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed=… duration_ms=1.2`"""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields: dict[str, Any] | None = getattr(record, "synthgpt", None)
+        if fields is None:
+            return super().format(record)
+        head = f"synthgpt: {fields['method']} {fields['path']} {_text_value(fields['status'])}"
+        rest = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items()
+                        if k not in ("method", "path", "status"))  # fmt: skip
+        return f"{head} {rest}"
+
+
+class JsonLineFormatter(logging.Formatter):
+    """One JSON object per line: `time` (UTC, ISO 8601), `level`, `logger`, `message` and the fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+        line: dict[str, Any] = {
+            "time": when.replace("+00:00", "Z"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        line.update(getattr(record, "synthgpt", None) or {})
+        return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
+
+
+def configure_request_log(log_format: str = "text", *, enabled: bool = True, stream: Any = None) -> None:
+    """Send the request lines to stderr (or `stream`) in `log_format` (`text` or `json`); idempotent."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
+    for handler in list(access_log.handlers):
+        if getattr(handler, "synthgpt_request_log", False):
+            access_log.removeHandler(handler)
+    access_log.propagate = False  # its own format, whatever the root logger's
+    if not enabled:
+        access_log.setLevel(logging.CRITICAL + 1)
+        return
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonLineFormatter() if log_format == "json" else TextLineFormatter())
+    handler.synthgpt_request_log = True  # type: ignore[attr-defined]
+    access_log.addHandler(handler)
+    access_log.setLevel(logging.INFO)
