@@ -22,7 +22,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from .cli_env import apply_environment
+from .cli_env import apply_environment, unknown_variables
 from .errors import SynthGPTError
 
 __all__ = ["build_parser", "main"]
@@ -123,9 +123,14 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     for name, module in _DELEGATED.items():
         sub.add_parser(name, help=f"see `synthgpt {name} --help` ({module})", add_help=False)
     if environ is not None:
-        for command in sub.choices.values():
+        for command in _commands(parser):
             apply_environment(command, environ)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices.values())
 
 
 def _delegate(command: str, argv: list[str]) -> int:
@@ -137,7 +142,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in _DELEGATED:
         return _delegate(args_list[0], args_list[1:])
-    args = build_parser(os.environ).parse_args(args_list)
+    parser = build_parser(os.environ)
+    args = parser.parse_args(args_list)
+    if args.command == "serve":
+        from .server.run import ENV_VAR
+
+        for warning in unknown_variables(_commands(parser), os.environ, internal=(ENV_VAR,)):
+            print(f"synthgpt serve: warning: {warning}", file=sys.stderr)
     if args.command == "init":
         from .rules.starter import write_starter
 

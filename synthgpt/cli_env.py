@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ENV_PREFIX", "apply_environment", "env_name", "env_names"]
+__all__ = ["ENV_PREFIX", "apply_environment", "env_name", "env_names", "unknown_variables"]
 
 ENV_PREFIX = "SYNTHGPT_"
 _TRUE = ("1", "true", "yes", "on")
@@ -78,3 +78,19 @@ def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str
         action.default = _convert(parser, action, name, environ[name])
         if action.option_strings:
             action.required = False  # the variable gives it
+
+
+def unknown_variables(
+    parsers: list[argparse.ArgumentParser], environ: Mapping[str, str], internal: tuple[str, ...] = ()
+) -> list[str]:
+    """A warning for each `SYNTHGPT_*` variable no flag of `parsers` reads (a typo is otherwise silent)."""
+    from .errors import suggest
+
+    known = {name for p in parsers for name in env_names(p)}
+    out = []
+    for var in sorted(environ):
+        if not var.startswith(ENV_PREFIX) or var in known or var in internal:
+            continue
+        hint = suggest(var, sorted(known))
+        out.append(f"{var} is not a synthgpt setting" + (f" — did you mean {hint}?" if hint else "; ignored"))
+    return out

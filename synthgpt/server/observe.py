@@ -84,7 +84,9 @@ def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = No
     if req is not None:
         obs.api, obs.model, obs.stream = req.api, req.model, req.stream
     obs.rule, obs.seed = output.rule, output.id_seed
-    faults: list[str] = [f.kind for f in output.stream.faults] if obs.stream else []
+    # a non-streaming answer has no frames: only the faults that cut its body apply (`CutJsonBody`)
+    kinds: list[str] = [f.kind for f in output.stream.faults]
+    faults: list[str] = kinds if obs.stream else [k for k in kinds if k in ("truncate", "disconnect")][:1]
     if output.error is not None:
         faults.insert(0, "error")
     if output.stream.first_delay_ms > 0:

@@ -21,6 +21,7 @@ from ..model import ErrorSpec
 from ..seeding import derive_seed, token_from_seed
 
 __all__ = [
+    "CutJsonBody",
     "EventStreamBody",
     "HasResponseHeaders",
     "codec_headers",
@@ -111,3 +112,30 @@ class EventStreamBody(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         await send({"type": "http.response.body", "body": self.data, "more_body": False})
+
+
+class CutJsonBody(Response):
+    """A JSON answer cut in half: what a `truncate` or `disconnect` fault does to a non-streaming request.
+
+    There are no frames to count, so the fault's frame count does not apply: the first half of the body's
+    bytes is sent (at least one). `truncate` ends the response cleanly, its Content-Length that of the
+    half, so the client gets a complete HTTP answer whose JSON does not parse. `disconnect` announces the
+    whole length, sends the half and drops the connection, as a server dying mid-answer would.
+    """
+
+    def __init__(self, body: bytes, headers: Mapping[str, str], *, drop: bool) -> None:
+        self.kept = body[: max(1, len(body) // 2)]
+        self.drop = drop
+        self.status_code = 200
+        self.media_type = "application/json"
+        self.background = None
+        self.body = body if drop else self.kept  # the Content-Length announced
+        self.init_headers(headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from ..codec.sse import StreamAborted
+
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.kept, "more_body": self.drop})
+        if self.drop:
+            raise StreamAborted(0)

@@ -33,9 +33,11 @@ from .memo import MemoEntry, memo_slot
 from .observe import note_api, note_output, note_request
 from .pacing import PacedStream, pacer
 from .responses import (
+    CutJsonBody,
     EventStreamBody,
     codec_headers,
     error_response,
+    json_bytes,
     json_response,
     processing_ms,
     request_id,
@@ -210,4 +212,8 @@ async def _answer(codec: WireCodec, req: ModelRequest, output: ModelOutput, rid:
         if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
             return EventStreamBody(wire.writes[0].data, headers)  # unpaced: the whole stream in one write
         return PacedStream(wire, headers)
+    if plan.faults:
+        cut = plan.fault("truncate") or plan.fault("disconnect")
+        if cut is not None:  # no frames to count: the body is cut in half (`responses.CutJsonBody`)
+            return CutJsonBody(json_bytes(codec.body(output, req)), headers, drop=cut.kind == "disconnect")
     return json_response(codec.body(output, req), 200, headers)

@@ -206,7 +206,7 @@ def serve(config: ServeConfig, *, out: IO[str] | None = None) -> None:
     """Serve until interrupted. Prints `synthgpt listening on http://HOST:PORT` (the real port) first."""
     with contextlib.ExitStack() as cleanup:
         if config.workers > 1:
-            config = _share_between_workers(config, cleanup, out or sys.stdout)
+            config = _share_between_workers(config, cleanup, sys.stderr)
         _serve(config, out)
 
 
