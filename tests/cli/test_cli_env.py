@@ -1,4 +1,4 @@
-"""Every command-line flag is also a `SYNTHGPT_*` environment variable; `synthgpt --version`; `synthgpt init`."""
+"""Every command-line flag is also a `SYNTHGPT_*` environment variable; `--version`; `synthgpt init`."""
 
 from __future__ import annotations
 
@@ -78,7 +78,10 @@ def test_variables_set_the_config_and_flags_win(monkeypatch: pytest.MonkeyPatch)
     [
         ({"SYNTHGPT_PORT": "eighty"}, "environment variable SYNTHGPT_PORT='eighty': must be a whole number"),
         ({"SYNTHGPT_WORKERS": "0"}, "environment variable SYNTHGPT_WORKERS='0': must be >= 1, got 0"),
-        ({"SYNTHGPT_LOG_FORMAT": "xml"}, "environment variable SYNTHGPT_LOG_FORMAT='xml': choose from text, json"),
+        (
+            {"SYNTHGPT_LOG_FORMAT": "xml"},
+            "environment variable SYNTHGPT_LOG_FORMAT='xml': choose from text, json",
+        ),
         ({"SYNTHGPT_WATCH": "maybe"}, "environment variable SYNTHGPT_WATCH='maybe': use one of 1, true, yes"),
     ],
 )
@@ -113,7 +116,8 @@ def test_init_writes_a_starter_that_checks_clean_and_keeps_the_builtin_rules(
     monkeypatch.chdir(tmp_path)
     assert cli.main(["init"]) == 0
     assert capsys.readouterr().out == (
-        "wrote rules.yaml: check it with `synthgpt check rules.yaml`, serve it with `synthgpt serve rules.yaml`\n"
+        "wrote rules.yaml: check it with `synthgpt check rules.yaml`, "
+        "serve it with `synthgpt serve rules.yaml`\n"
     )
     assert check_report(["rules.yaml"]) == ([], [])  # no error, no warning
     loaded = load_files(["rules.yaml"])

@@ -11,8 +11,8 @@ import pytest
 from synthgpt import MockGPT
 from synthgpt.codec.embeddings import EmbeddingsCodec
 from synthgpt.codec.openai_chat import ChatCodec
-from synthgpt.model import ModelRequest
 from synthgpt.errors import NoRuleMatched
+from synthgpt.model import ModelRequest
 from synthgpt.rules.check import check_report, main
 from synthgpt.rules.loader import RuleFileError, load_text
 from synthgpt.rules.triggers import TRIGGER_NAMES
@@ -31,12 +31,12 @@ rules:
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
-    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object"}}},
 ]  # fmt: skip
 
 # One message per trigger (every name in TRIGGER_NAMES), each beside words a custom rule would answer.
 TRIGGERED = {
-    "TOOL_CALL": 'weather please !MOCK_TOOL_CALL:get_time!',
+    "TOOL_CALL": "weather please !MOCK_TOOL_CALL:get_time!",
     "PARALLEL_TOOL_CALLS": "weather and time !MOCK_PARALLEL_TOOL_CALLS!",
     "ERROR": "refund !MOCK_ERROR:429!",
     "INCOMPLETE": "refund !MOCK_INCOMPLETE:3!",
@@ -51,7 +51,9 @@ TRIGGERED = {
 
 
 def chat(text: str, **extra: Any) -> ModelRequest:
-    return ChatCodec().decode({"model": "gpt-4o", "messages": [{"role": "user", "content": text}], **extra}, {}, {})
+    return ChatCodec().decode(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], **extra}, {}, {}
+    )
 
 
 def embed(*inputs: str) -> ModelRequest:
@@ -104,7 +106,9 @@ def test_through_the_sdk() -> None:
     reply = sdk.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "refund"}])
     assert reply.choices[0].message.content == "Refunds take 5 days."
     with pytest.raises(openai.RateLimitError):
-        sdk.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "refund !MOCK_ERROR:429!"}])
+        sdk.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "refund !MOCK_ERROR:429!"}]
+        )
 
 
 def test_parts() -> None:
@@ -122,7 +126,9 @@ def test_parts() -> None:
 def test_mistakes_name_the_place_and_the_fix() -> None:
     with pytest.raises(RuleFileError) as info:
         load_text("include: builtin:trigers\nrules: []\n", "r.yaml")
-    assert str(info.value) == "r.yaml:1:10: no built-in part 'builtin:trigers': did you mean `builtin:triggers`?"
+    assert (
+        str(info.value) == "r.yaml:1:10: no built-in part 'builtin:trigers': did you mean `builtin:triggers`?"
+    )
     text = "include: builtin\nrules:\n  - name: default\n    match: always\n    output: {text: hi}\n"
     with pytest.raises(RuleFileError) as info:
         load_text(text, "r.yaml")
@@ -139,7 +145,9 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     return str(tmp_path / name)
 
 
-def test_check_warns_when_requests_can_go_unanswered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_warns_when_requests_can_go_unanswered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     empty = write(tmp_path, "empty.yaml", "rules: []\n")
     partial = write(tmp_path, "partial.yaml", CUSTOM.format(include="builtin:triggers"))
     fine = write(tmp_path, "fine.yaml", CUSTOM.format(include="builtin"))
@@ -160,7 +168,9 @@ def test_check_warns_when_requests_can_go_unanswered(tmp_path: Path, capsys: pyt
 
 
 def test_a_catch_all_before_the_builtin_defaults_is_reported(tmp_path: Path) -> None:
-    path = write(tmp_path, "r.yaml", "include: builtin\nrules:\n  - {name: all, match: always, output: {text: hi}}\n")
+    path = write(
+        tmp_path, "r.yaml", "include: builtin\nrules:\n  - {name: all, match: always, output: {text: hi}}\n"
+    )
     [finding], [] = check_report([path])
     assert str(finding) == (
         f"{path}:3:24: rule 'all' matches every request, so the rules after it never answer ('embeddings', "

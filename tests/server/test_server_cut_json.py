@@ -53,7 +53,7 @@ async def test_a_rule_fault_cuts_the_body_on_every_api() -> None:
 
 def test_the_sdk_sees_a_body_that_does_not_parse() -> None:
     sdk = openai_client(MockGPT(seed=0), max_retries=0)
-    with pytest.raises(ValueError, match="Unterminated string|Expecting"):
+    with pytest.raises(ValueError, match=r"Unterminated string|Expecting"):
         sdk.chat.completions.create(**ask("hi !MOCK_TRUNCATE:1!"))
 
 

@@ -60,7 +60,8 @@ async def test_one_text_line_per_answer_naming_api_model_rule_seed_status(log: i
         "stream=false frames=0 faults=-",
         f"synthgpt: POST /v1/chat/completions 429 api=chat model=gpt-4o rule=triggers seed={seeds[1]} "
         "stream=false frames=0 faults=error",
-        "synthgpt: POST /v1/chat/completions 400 api=chat model=- rule=- seed=- stream=false frames=0 faults=-",
+        "synthgpt: POST /v1/chat/completions 400 api=chat model=- rule=- seed=- stream=false frames=0 "
+        "faults=-",
         f"synthgpt: POST /v1/messages 200 api=messages model=gpt-4o rule=default seed={seeds[2]} "
         f"stream=true frames={frames} faults=-",
     ]
@@ -168,7 +169,9 @@ def test_two_workers_share_the_journal_and_the_metrics(start_server: Any, tmp_pa
             assert _metric_total(url, "synthgpt_answer_seconds_count") == 10
             assert _metric_total(url, "synthgpt_journal_calls") == 10
     text = log.read_text()
-    assert "synthgpt: 2 workers share one journal in a temporary file (--journal PATH.sqlite keeps it)" in text
+    assert (
+        "synthgpt: 2 workers share one journal in a temporary file (--journal PATH.sqlite keeps it)" in text
+    )
     lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     assert sorted(line["path"] for line in lines) == ["/v1/chat/completions"] * 10
     assert {line["rule"] for line in lines} == {"default"}
