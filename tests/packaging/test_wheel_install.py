@@ -33,8 +33,9 @@ def test_the_wheel_serves_from_a_fresh_venv_without_the_dev_extra(tmp_path: Path
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv)
     bin_ = venv / "bin"
-    run(bin_ / "python", "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check", wheel)
-    packages = run(bin_ / "python", "-m", "pip", "list", "--format=freeze").stdout.lower()
+    pip = (bin_ / "python", "-m", "pip", "--disable-pip-version-check")
+    run(*pip, "install", "--quiet", "--no-compile", wheel)
+    packages = run(*pip, "list", "--format=freeze").stdout.lower()
     for dev_only in ("openai==", "anthropic==", "pytest==", "syrupy==", "mypy==", "ruff=="):
         assert dev_only not in packages  # only what serving needs
     assert "prometheus-client==" in packages or "prometheus_client==" in packages
