@@ -158,9 +158,14 @@ def synthgpt_server(synthgpt_app: ASGIApp) -> Iterator[LiveServer]:
 def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
     """syrupy's `snapshot`, looked up here rather than asked for: without syrupy, pytest would only say
     "fixture 'snapshot' not found", which does not say what to install."""
-    if importlib.util.find_spec("syrupy") is None:
-        pytest.fail(f"{fixture} needs syrupy: pip install 'synthgpt[pytest]' (or syrupy)", pytrace=False)
-    return request.getfixturevalue("snapshot")
+    try:
+        return request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        pass  # failed below, outside the handler: the lookup error would only repeat the name
+    installed = importlib.util.find_spec("syrupy") is not None
+    why = "syrupy's plugin is disabled" if installed else "syrupy is not installed"
+    pytest.fail(f"{fixture} needs syrupy's `snapshot` fixture, but {why}: pip install 'synthgpt[pytest]'",
+                pytrace=False)  # fmt: skip
 
 
 @pytest.fixture
