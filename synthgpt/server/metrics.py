@@ -18,13 +18,15 @@ there, and whichever worker answers `/metrics` reports the sum over all of them.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -59,82 +61,152 @@ _JOURNAL_HELP = "Calls held by the journal (GET /_synthgpt/calls)."
 
 
 class Metrics:
-    """The counters and histograms of one app."""
+    """The counters and histograms of one app.
+
+    In one process they are plain numbers, added to per answer and turned into metric families when
+    scraped (prometheus_client's own metric objects take a lock per update: ~15 us per answer, more than
+    answering from the memo costs). With several workers they are prometheus_client's multiprocess
+    metrics, whose values the workers share through files.
+    """
 
     def __init__(self, mock: MockGPT) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
-        r = self.registry
-        self.requests = Counter("synthgpt_requests", "API requests answered.",
-                                ["api", "model", "rule", "status"], registry=r)  # fmt: skip
-        self.faults = Counter("synthgpt_faults", "Faults injected into answers.", ["api", "kind"], registry=r)
-        self.frames = Counter("synthgpt_stream_frames", "SSE frames sent.", ["api"], registry=r)
-        self.answer = Histogram("synthgpt_answer_seconds", "Request received to answer fully sent.",
-                                ["api"], buckets=_BUCKETS, registry=r)  # fmt: skip
-        self.first_byte = Histogram("synthgpt_first_byte_seconds", "Request received to status line sent.",
-                                    ["api"], buckets=_BUCKETS, registry=r)  # fmt: skip
+        self._mock = mock
         # A journal in memory is each worker's own: each reports its size and the scrape sums them.
         # A shared (SQLite) one is read when scraped instead, so it is not counted once per worker.
         self.shared_journal = not _in_memory(mock)
+        self._shared = _SharedMetrics(mock, self.shared_journal) if multiprocess() else None
+        self.requests: dict[tuple[str, str, str, int], int] = {}
+        """(api, model, rule, status) -> answers; with several workers, only this worker's label sets."""
+        self.faults: dict[tuple[str, str], int] = {}
+        self.frames: dict[str, int] = {}
+        self.answer: dict[str, _Histogram] = {}
+        self.first_byte: dict[str, _Histogram] = {}
+
+    def count(self, obs: Observed, faults: tuple[str, ...], mock: MockGPT) -> None:
+        api = obs.api
+        key = (api, obs.model, obs.rule, obs.status)
+        requests = self.requests
+        seen = requests.get(key)
+        if seen is None:
+            if len(requests) >= MAX_SERIES:
+                key = (api, "_other", obs.rule, obs.status)
+            seen = requests.get(key, 0)
+        requests[key] = seen + 1
+        if self._shared is not None:
+            self._shared.count(key, obs, faults, mock)
+            return
+        for kind in faults:
+            self.faults[(api, kind)] = self.faults.get((api, kind), 0) + 1
+        if obs.frames:
+            self.frames[api] = self.frames.get(api, 0) + obs.frames
+        (self.answer.get(api) or self.answer.setdefault(api, _Histogram())).observe(obs.duration_s)
+        (self.first_byte.get(api) or self.first_byte.setdefault(api, _Histogram())).observe(obs.first_byte_s)
+
+    def exposition(self) -> bytes:
+        registry = CollectorRegistry(auto_describe=False)
+        if self._shared is not None:
+            from prometheus_client import multiprocess as mp
+
+            mp.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        else:
+            registry.register(_Accumulated(self))
+        if self.shared_journal or self._shared is None:
+            registry.register(_SharedJournalSize(self._mock))
+        return generate_latest(registry)
+
+
+class _Histogram:
+    __slots__ = ("counts", "sum")
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(_BUCKETS) + 1)  # per bucket, the last one +Inf
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect.bisect_left(_BUCKETS, value)] += 1
+        self.sum += value
+
+    def buckets(self) -> list[tuple[str, float]]:
+        out, total = [], 0
+        for bound, n in zip((*map(floatToGoString, _BUCKETS), "+Inf"), self.counts, strict=True):
+            total += n
+            out.append((bound, float(total)))
+        return out
+
+
+class _Accumulated(Collector):
+    """One process's numbers as metric families, when scraped."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.m = metrics
+
+    def collect(self) -> Iterator[Any]:
+        m = self.m
+        requests = CounterMetricFamily("synthgpt_requests", _HELP["requests"],
+                                       labels=["api", "model", "rule", "status"])  # fmt: skip
+        for (api, model, rule, status), n in sorted(m.requests.items()):
+            requests.add_metric([api, model, rule, str(status)], n)
+        faults = CounterMetricFamily("synthgpt_faults", _HELP["faults"], labels=["api", "kind"])
+        for (api, kind), n in sorted(m.faults.items()):
+            faults.add_metric([api, kind], n)
+        frames = CounterMetricFamily("synthgpt_stream_frames", _HELP["frames"], labels=["api"])
+        for api, n in sorted(m.frames.items()):
+            frames.add_metric([api], n)
+        yield from (requests, faults, frames)
+        for name, per_api in (("synthgpt_answer_seconds", m.answer), ("synthgpt_first_byte_seconds",
+                                                                       m.first_byte)):  # fmt: skip
+            family = HistogramMetricFamily(name, _HELP[name], labels=["api"])
+            for api, h in sorted(per_api.items()):
+                family.add_metric([api], h.buckets(), h.sum)
+            yield family
+
+
+_HELP = {
+    "requests": "API requests answered.",
+    "faults": "Faults injected into answers.",
+    "frames": "SSE frames sent.",
+    "synthgpt_answer_seconds": "Request received to answer fully sent.",
+    "synthgpt_first_byte_seconds": "Request received to status line sent.",
+}
+
+
+class _SharedMetrics:
+    """prometheus_client's multiprocess metrics (`--workers N`): every update goes to this worker's files."""
+
+    def __init__(self, mock: MockGPT, shared_journal: bool) -> None:
+        r = CollectorRegistry(auto_describe=False)  # values live in the files; the registry is not read
+        self.requests = Counter("synthgpt_requests", _HELP["requests"], ["api", "model", "rule", "status"],
+                                registry=r)  # fmt: skip
+        self.faults = Counter("synthgpt_faults", _HELP["faults"], ["api", "kind"], registry=r)
+        self.frames = Counter("synthgpt_stream_frames", _HELP["frames"], ["api"], registry=r)
+        self.answer = Histogram("synthgpt_answer_seconds", _HELP["synthgpt_answer_seconds"], ["api"],
+                                buckets=_BUCKETS, registry=r)  # fmt: skip
+        self.first_byte = Histogram("synthgpt_first_byte_seconds", _HELP["synthgpt_first_byte_seconds"],
+                                    ["api"], buckets=_BUCKETS, registry=r)  # fmt: skip
         self.journal: Gauge | None = None
-        if not self.shared_journal:
+        if not shared_journal:
             self.journal = Gauge("synthgpt_journal_calls", _JOURNAL_HELP, registry=r,
                                  multiprocess_mode="livesum")  # fmt: skip
             self.journal.set(len(mock.journal))
-        self._series: dict[tuple[str, ...], Any] = {}
-        self._mock = mock
 
-    def count(self, obs: Observed, mock: MockGPT) -> None:
-        model = obs.model
-        key = (obs.api, model, obs.rule, str(obs.status))
-        child = self._series.get(key)
-        if child is None:
-            if len(self._series) >= MAX_SERIES:
-                key = (obs.api, "_other", obs.rule, str(obs.status))
-                child = self._series.get(key)
-            if child is None:
-                child = self._series[key] = self.requests.labels(*key)
-        child.inc()
-        for kind in obs.faults:
-            self.faults.labels(obs.api, kind).inc()
+    def count(self, key: tuple[str, str, str, int], obs: Observed, faults: tuple[str, ...],
+              mock: MockGPT) -> None:  # fmt: skip
+        api = obs.api
+        self.requests.labels(key[0], key[1], key[2], str(key[3])).inc()
+        for kind in faults:
+            self.faults.labels(api, kind).inc()
         if obs.frames:
-            self.frames.labels(obs.api).inc(obs.frames)
-        self.answer.labels(obs.api).observe(obs.duration_s)
-        self.first_byte.labels(obs.api).observe(obs.first_byte_s)
-        if self.journal is not None and mock is self._mock:
+            self.frames.labels(api).inc(obs.frames)
+        self.answer.labels(api).observe(obs.duration_s)
+        self.first_byte.labels(api).observe(obs.first_byte_s)
+        if self.journal is not None:
             self.journal.set(len(mock.journal))
-
-    def exposition(self) -> bytes:
-        if multiprocess():
-            from prometheus_client import multiprocess as mp
-
-            registry = CollectorRegistry()
-            mp.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-        else:
-            registry = self.registry
-        if self.shared_journal:
-            registry = _with(registry, _SharedJournalSize(self._mock))
-        return generate_latest(registry)
 
 
 def _in_memory(mock: MockGPT) -> bool:
     from ..journal import Journal
 
     return type(mock.journal) is Journal
-
-
-class _Joined(Collector):
-    def __init__(self, *parts: Collector) -> None:
-        self.parts = parts
-
-    def collect(self) -> Iterator[Any]:
-        for part in self.parts:
-            yield from part.collect()
-
-
-def _with(registry: CollectorRegistry, extra: Collector) -> CollectorRegistry:
-    joined = CollectorRegistry(auto_describe=False)
-    joined.register(_Joined(registry, extra))
-    return joined
 
 
 async def metrics_endpoint(request: Request) -> Response:

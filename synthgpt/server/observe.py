@@ -31,6 +31,7 @@ __all__ = [
     "Observed",
     "TextLineFormatter",
     "configure_request_log",
+    "faults_of",
     "note_api",
     "note_output",
     "note_request",
@@ -51,7 +52,7 @@ class Observed:
     rule: str = ""
     seed: int | None = None
     stream: bool = False
-    faults: tuple[str, ...] = ()
+    output: ModelOutput | None = None
     status: int = 0
     frames: int = 0
     first_byte_s: float = 0.0
@@ -77,23 +78,33 @@ def note_request(scope: Scope, req: ModelRequest) -> None:
 
 
 def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = None) -> None:
-    """The rule that answered, the call's seed (the journal's) and the faults the answer carries."""
+    """The answer: the rule that answered, the call's seed (the journal's), the faults it carries."""
     obs = _observed(scope)
     if obs is None:
         return
     if req is not None:
         obs.api, obs.model, obs.stream = req.api, req.model, req.stream
-    obs.rule, obs.seed = output.rule, output.id_seed
+    obs.rule, obs.seed, obs.output = output.rule, output.id_seed, output
+
+
+def faults_of(obs: Observed) -> tuple[str, ...]:
+    """The faults the answer carried: `error`, a stream fault's kind, `delay`, `slow`."""
+    output = obs.output
+    if output is None:
+        return ()
+    plan = output.stream
+    if output.error is None and not plan.faults and not plan.first_delay_ms and not plan.interval_ms:
+        return ()  # the common case, at the cost of four attribute reads
     # a non-streaming answer has no frames: only the faults that cut its body apply (`CutJsonBody`)
-    kinds: list[str] = [f.kind for f in output.stream.faults]
-    faults: list[str] = kinds if obs.stream else [k for k in kinds if k in ("truncate", "disconnect")][:1]
+    kinds: list[str] = [f.kind for f in plan.faults]
+    faults = kinds if obs.stream else [k for k in kinds if k in ("truncate", "disconnect")][:1]
     if output.error is not None:
         faults.insert(0, "error")
-    if output.stream.first_delay_ms > 0:
+    if plan.first_delay_ms > 0:
         faults.append("delay")
-    if obs.stream and output.stream.interval_ms > 0:
+    if obs.stream and plan.interval_ms > 0:
         faults.append("slow")
-    obs.faults = tuple(faults)
+    return tuple(faults)
 
 
 class ObserveMiddleware:
@@ -133,14 +144,15 @@ class ObserveMiddleware:
 
 def _done(scope: Scope, obs: Observed) -> None:
     state = scope["app"].state
+    faults = faults_of(obs)
     metrics = getattr(state, "metrics", None)
     if metrics is not None:
-        metrics.count(obs, state.mock)
+        metrics.count(obs, faults, state.mock)
     if access_log.isEnabledFor(logging.INFO):
-        access_log.info("answered", extra={"synthgpt": _fields(scope, obs)})
+        access_log.info("answered", extra={"synthgpt": _fields(scope, obs, faults)})
 
 
-def _fields(scope: Scope, obs: Observed) -> dict[str, Any]:
+def _fields(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> dict[str, Any]:
     return {
         "method": scope["method"],
         "path": scope["path"],
@@ -151,7 +163,7 @@ def _fields(scope: Scope, obs: Observed) -> dict[str, Any]:
         "status": obs.status or None,
         "stream": obs.stream,
         "frames": obs.frames,
-        "faults": list(obs.faults),
+        "faults": list(faults),
         "duration_ms": round(obs.duration_s * 1000.0, 3),
     }
 

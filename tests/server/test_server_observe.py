@@ -175,3 +175,13 @@ def test_two_workers_share_the_journal_and_the_metrics(start_server: Any, tmp_pa
     lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     assert sorted(line["path"] for line in lines) == ["/v1/chat/completions"] * 10
     assert {line["rule"] for line in lines} == {"default"}
+
+
+async def test_past_max_series_new_models_count_as_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("synthgpt.server.metrics.MAX_SERIES", 2)
+    async with client(MockGPT(seed=0)) as c:
+        for model in ("a", "b", "c", "d", "a"):
+            await c.post("/v1/chat/completions", json={**HI, "model": model})
+        got = _samples((await c.get("/metrics")).text)
+    counted = {dict(labels)["model"]: v for (name, labels), v in got.items() if name == "synthgpt_requests_total"}
+    assert counted == {"a": 2, "b": 1, "_other": 2}
