@@ -183,5 +183,6 @@ async def test_past_max_series_new_models_count_as_other(monkeypatch: pytest.Mon
         for model in ("a", "b", "c", "d", "a"):
             await c.post("/v1/chat/completions", json={**HI, "model": model})
         got = _samples((await c.get("/metrics")).text)
-    counted = {dict(labels)["model"]: v for (name, labels), v in got.items() if name == "synthgpt_requests_total"}
+    counted = {dict(labels)["model"]: v for (name, labels), v in got.items()
+               if name == "synthgpt_requests_total"}  # fmt: skip
     assert counted == {"a": 2, "b": 1, "_other": 2}
