@@ -82,6 +82,9 @@ _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
 )
 
 
+_CONTENT_NAMES = frozenset(name for name, _, _ in _CONTENT)
+
+
 def _without_triggers(req: ModelRequest, text: str) -> ModelRequest:
     for i in range(len(req.messages) - 1, -1, -1):
         if req.messages[i].role == "user":
@@ -92,9 +95,35 @@ def _without_triggers(req: ModelRequest, text: str) -> ModelRequest:
 
 
 class TriggerAnswer(Generator[Answer]):
-    """The answer for a message with triggers: the regular content, delivered as the triggers say."""
+    """The answer for a message with triggers: the regular content, delivered as the triggers say.
 
-    __slots__ = ()
+    The content is what the rules after this one would answer for the message without its triggers:
+    the built-in content rules, or, beside a rule file's own rules (`include: builtin`), the first of
+    those that matches (`content_rules`, set by the loader). Only a rule's content is taken: its stream
+    plan and error give way to the triggers, and rules with `times` or without an answer are passed
+    over (they count calls, or have no content).
+    """
+
+    __slots__ = ("content_rules",)
+
+    def __init__(self, content_rules: tuple[Rule, ...] = ()) -> None:
+        self.content_rules = content_rules
+
+    def _content(self, clean: ModelRequest, inner: DrawContext) -> Any:
+        for rule in self.content_rules:
+            if rule.name in _CONTENT_NAMES:
+                break  # the built-in content rules: drawn below, as with no rule file
+            if rule.times is not None or rule.error is not None:
+                continue
+            caps = rule.matcher.match(clean)
+            if caps is None:
+                continue
+            value = rule.generator.draw(DrawContext(
+                clean, inner.seed, now=inner.now, captures=caps, rule=rule.name, base_seed=inner.base_seed,
+            ))  # fmt: skip
+            return value.value if isinstance(value, Answer) else value
+        gen = next(g for _, m, g in _CONTENT if m.match(clean) is not None)
+        return gen.draw(inner)
 
     def draw(self, ctx: DrawContext) -> Answer:
         req = ctx.request
@@ -113,8 +142,7 @@ class TriggerAnswer(Generator[Answer]):
             tools = req.tools if req.parallel_tool_calls else req.tools[:1]
             value = [ToolCallGen(t.name).draw(inner.fork(("trigger_call", i))) for i, t in enumerate(tools)]
         else:
-            gen = next(g for _, m, g in _CONTENT if m.match(clean) is not None)
-            value = gen.draw(inner)
+            value = self._content(clean, inner)
         cut = trig.incomplete
         if cut == 0:
             cut = max(1, count_tokens(to_choice(value, inner).text) // 2)

@@ -31,7 +31,7 @@ from ..generators.core import Generator
 from ..generators.registry import REGISTRY
 from ..generators.reply import Reply
 from .build import Builder
-from .defaults import BUILTIN_PARTS, builtin_rules
+from .defaults import BUILTIN_PARTS, TriggerAnswer, builtin_rules
 from .locations import NodePath, RuleFileError, SourceMap, parse_source
 from .rule import Rule, RuleSet
 from .script import Script
@@ -143,6 +143,9 @@ class _Loader:
     def finish(self) -> LoadedRules:
         if "defaults" in self.builtin:
             self.add_builtin("defaults")
+        for i, rule in enumerate(self.rules):  # a trigger's content: what the rules after it would answer
+            if isinstance(rule.generator, TriggerAnswer):
+                rule.generator.content_rules = tuple(self.rules[i + 1 :])
         if self.errors:
             raise RuleFileError.collect(self.errors)
         models = tuple(self.models)

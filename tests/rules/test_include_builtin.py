@@ -38,15 +38,15 @@ TOOLS = [
 TRIGGERED = {
     "TOOL_CALL": "weather please !MOCK_TOOL_CALL:get_time!",
     "PARALLEL_TOOL_CALLS": "weather and time !MOCK_PARALLEL_TOOL_CALLS!",
-    "ERROR": "refund !MOCK_ERROR:429!",
-    "INCOMPLETE": "refund !MOCK_INCOMPLETE:3!",
-    "TRUNCATE": "refund !MOCK_TRUNCATE:2!",
-    "DISCONNECT": "refund !MOCK_DISCONNECT:2!",
-    "STREAM_ERROR": "refund !MOCK_STREAM_ERROR!",
-    "MALFORMED": "refund !MOCK_MALFORMED:1!",
-    "UNKNOWN_ITEM": "refund !MOCK_UNKNOWN_ITEM!",
-    "DELAY": "refund !MOCK_DELAY:5!",
-    "SLOW": "refund !MOCK_SLOW:1!",
+    "ERROR": "a story !MOCK_ERROR:429!",
+    "INCOMPLETE": "a story !MOCK_INCOMPLETE:3!",
+    "TRUNCATE": "a story !MOCK_TRUNCATE:2!",
+    "DISCONNECT": "a story !MOCK_DISCONNECT:2!",
+    "STREAM_ERROR": "a story !MOCK_STREAM_ERROR!",
+    "MALFORMED": "a story !MOCK_MALFORMED:1!",
+    "UNKNOWN_ITEM": "a story !MOCK_UNKNOWN_ITEM!",
+    "DELAY": "a story !MOCK_DELAY:5!",
+    "SLOW": "a story !MOCK_SLOW:1!",
 }
 
 
@@ -107,7 +107,7 @@ def test_through_the_sdk() -> None:
     assert reply.choices[0].message.content == "Refunds take 5 days."
     with pytest.raises(openai.RateLimitError):
         sdk.chat.completions.create(
-            model="gpt-4o", messages=[{"role": "user", "content": "refund !MOCK_ERROR:429!"}]
+            model="gpt-4o", messages=[{"role": "user", "content": "a story !MOCK_ERROR:429!"}]
         )
 
 
@@ -177,3 +177,15 @@ def test_a_catch_all_before_the_builtin_defaults_is_reported(tmp_path: Path) -> 
         "'structured_output', 'tool_call', 'tool_results', 'default'); the built-in answers are the fallback "
         "after every rule: include `builtin:triggers` instead of `builtin` to keep only the triggers"
     )
+
+
+def test_a_trigger_delivers_the_content_your_rule_would_answer() -> None:
+    mock = custom()
+    cut = mock.generate(chat("refund please !MOCK_INCOMPLETE:4!"))
+    assert (cut.rule, cut.text, cut.finish_reason) == ("triggers", "Refunds take 5", "length")
+    streamed = mock.generate(chat("refund please !MOCK_TRUNCATE:2!", stream=True))
+    assert streamed.text == "Refunds take 5 days."
+    assert [f.kind for f in streamed.stream.faults] == ["truncate"]
+    # the built-in content where no rule of yours matches: as with the built-in rules alone
+    plain = chat("hello !MOCK_TRUNCATE:2!")
+    assert mock.generate(plain) == MockGPT(seed=0).generate(plain)
