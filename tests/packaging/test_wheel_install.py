@@ -7,6 +7,7 @@ it alone (pip fetches the runtime dependencies, nothing from the dev extra), run
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,8 +28,11 @@ def run(*cmd: str | Path, timeout: float = 240) -> subprocess.CompletedProcess[s
 
 
 def test_the_wheel_serves_from_a_fresh_venv_without_the_dev_extra(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist)  # dev has setuptools
+    src, dist = tmp_path / "src", tmp_path / "dist"  # built from a copy: setuptools writes build/ beside it
+    shutil.copytree(REPO / "synthgpt", src / "synthgpt", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist, src)  # setuptools: dev
     [wheel] = dist.glob("synthgpt-*.whl")
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv)
