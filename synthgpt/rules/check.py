@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .loader import LoadedRules, load_report
 from .matchers import All, Any_, Matcher
+from .rule import Rule
 
 __all__ = ["Finding", "check_files", "check_report", "implies", "lint", "main", "unanswered_warning"]
 
@@ -52,18 +53,21 @@ def check_report(paths: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
     found = [Finding(e.path, e.line, e.col, e.message) for e in errors]
     if loaded is None:
         return _ordered(found, paths), []
-    warning = unanswered_warning(loaded)
+    warning = unanswered_warning(loaded.ruleset)
     warnings = [Finding(paths[-1], 1, 1, warning, warning=True)] if warning and paths else []
     return _ordered(found + lint(loaded), paths), warnings
 
 
-def unanswered_warning(loaded: LoadedRules) -> str | None:
-    """Why some requests would get `400 no_rule_matched` with these rules, or None if none would."""
-    if "defaults" in loaded.builtin:
+def unanswered_warning(rules: Iterable[Rule]) -> str | None:
+    """Why some requests would get `400 no_rule_matched` with these rules, or None if none would.
+
+    A rule matching every request (`always`, no `times`) answers them all; `include: builtin` brings one,
+    the built-in `default` rule.
+    """
+    rules = list(rules)
+    if any(_is_always(r.matcher) and r.times is None for r in rules):
         return None
-    if any(_is_always(r.matcher) and r.times is None for r in loaded.ruleset):
-        return None
-    what = ("there are no rules, so every request gets" if not len(loaded.ruleset)
+    what = ("there are no rules, so every request gets" if not rules
             else "no rule matches every request, so a request none matches gets")  # fmt: skip
     return (f"{what} 400 no_rule_matched: add `include: builtin` to keep the built-in answers as the "
             "fallback, or end with a rule that has `match: always`")

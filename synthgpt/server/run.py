@@ -108,16 +108,12 @@ def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
             raise ConfigError(str(exc)) from None
     if config.rule_files:
         loaded = _load(config.rule_files)
-        if warn is not None:
-            from ..rules.check import unanswered_warning
-
-            said = unanswered_warning(loaded)
-            if said:
-                print(f"synthgpt serve: warning: {said}", file=warn, flush=True)
         _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
         mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
     else:
         mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+    if warn is not None and config.rule_files:
+        _warn_unanswered(mock, warn)
     if config.journal is not None:
         from ..journal_sqlite import SQLiteJournal
 
@@ -126,6 +122,14 @@ def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
     return mock
+
+
+def _warn_unanswered(mock: MockGPT, out: IO[str]) -> None:
+    from ..rules.check import unanswered_warning
+
+    said = unanswered_warning(mock.rules)
+    if said:
+        print(f"synthgpt serve: warning: {said}", file=out, flush=True)
 
 
 def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) -> Starlette:

@@ -189,3 +189,22 @@ def test_a_trigger_delivers_the_content_your_rule_would_answer() -> None:
     # the built-in content where no rule of yours matches: as with the built-in rules alone
     plain = chat("hello !MOCK_TRUNCATE:2!")
     assert mock.generate(plain) == MockGPT(seed=0).generate(plain)
+
+
+def test_serve_warns_at_start_up_too(tmp_path: Path) -> None:
+    import io
+
+    from synthgpt.server.run import ServeConfig, build_mock
+
+    said = io.StringIO()
+    build_mock(ServeConfig(rule_files=(write(tmp_path, "empty.yaml", "rules: []\n"),)), warn=said)
+    assert said.getvalue() == (
+        "synthgpt serve: warning: there are no rules, so every request gets 400 no_rule_matched: add "
+        "`include: builtin` to keep the built-in answers as the fallback, or end with a rule that has "
+        "`match: always`\n"
+    )
+    quiet = io.StringIO()
+    build_mock(ServeConfig(rule_files=(write(tmp_path, "fine.yaml", CUSTOM.format(include="builtin")),)),
+               warn=quiet)  # fmt: skip
+    build_mock(ServeConfig(), warn=quiet)  # the built-in rules
+    assert quiet.getvalue() == ""
