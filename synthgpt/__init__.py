@@ -24,7 +24,7 @@ from .errors import (
 )
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
-from .journal_sqlite import SQLiteJournal
+from .journal.sqlite import SQLiteJournal
 from .mock import MockGPT
 from .model import (
     Choice,

@@ -7,22 +7,14 @@ import threading
 import time
 from typing import Protocol, runtime_checkable
 
+from ._validation import finite
+
 __all__ = ["Clock", "FixedClock", "StepClock", "SystemClock", "parse_clock"]
 
 
 def _num(x: float) -> str:
     # reprs must rebuild the clock: `:g` would print 1767225600 as 1.76723e+09
     return str(int(x)) if x.is_integer() else repr(x)
-
-
-def _checked(what: str, value: object) -> float:
-    """A clock reading as a float; a RuleError when it is not a finite number (a NaN would only fail later,
-    at the first `created` written)."""
-    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-        from .errors import RuleError
-
-        raise RuleError(f"{what} must be a finite number, got {value!r}")
-    return float(value)
 
 
 @runtime_checkable
@@ -38,7 +30,7 @@ class FixedClock:
     __slots__ = ("_t",)
 
     def __init__(self, t: float = 1_767_225_600) -> None:  # 2026-01-01T00:00:00Z
-        self._t = _checked("FixedClock: t", t)
+        self._t = float(finite("FixedClock: t", t))
 
     def now(self) -> float:
         return self._t
@@ -54,8 +46,8 @@ class StepClock:
     """
 
     def __init__(self, start: float = 1_767_225_600, step: float = 1.0) -> None:
-        self._start = _checked("StepClock: start", start)
-        self._step = _checked("StepClock: step", step)
+        self._start = float(finite("StepClock: start", start))
+        self._step = float(finite("StepClock: step", step))
         self._reads = 0
         self._lock = threading.Lock()
 

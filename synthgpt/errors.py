@@ -1,9 +1,36 @@
-"""The SynthGPTError tree: every error synthgpt raises on purpose derives from SynthGPTError."""
+"""Every exception class synthgpt defines, in one module.
+
+    SynthGPTError                   anything synthgpt raises on purpose about rules or requests
+    ├── RuleError (ValueError)      a rule, matcher, generator or engine argument that can never work
+    │   ├── UnknownNameError        a name not known (generator, matcher, …); suggests the closest
+    │   │   └── UnknownRuleError (KeyError)   `rules["name"]` names no rule
+    │   └── SchemaError             a JSON schema `from_schema` cannot honour
+    ├── RuleFileError               a rule file is wrong: `PATH:LINE:COL: message`, `.errors` lists all
+    ├── RequestError (ValueError)   the request is malformed; `.param` names the field      -> 400
+    │   ├── ContextWindowExceeded   prompt + output do not fit `context_window`            -> 400
+    │   └── ResponseNotFound        `previous_response_id` names no stored response        -> 404
+    ├── NoRuleMatched (LookupError) no rule matched; the message lists every rule tried     -> 400
+    ├── DrawError (RuntimeError)    a generator failed while drawing, naming the rule       -> 500
+    ├── MissingEmbeddings (RuntimeError)  an embeddings request answered without vectors   -> 500
+    └── BodyTooLarge                a body over `--max-body-bytes`                          -> 413
+
+    Outside the tree, because they are not about rules or requests:
+    ConfigError                     `synthgpt serve` options that cannot work (bad clock, journal path)
+    QueryError (ValueError)         a bad `/_synthgpt/calls` query parameter                -> 400
+    PatternError (ValueError)       a regex `pattern` cannot be drawn from (wrapped in a RuleError or
+                                    a DrawError naming the rule by its callers)
+    StreamAborted                   control flow, not a failure: raised after the last write of a
+                                    stream with a `disconnect` fault so the server drops the connection
+    BodyCut, ReadTimedOut           the in-process transports' signals, turned into the httpx
+                                    flavour's `RemoteProtocolError` / `ReadTimeout`
+
+The statuses on the right are `synthgpt.pipeline.REFUSALS`, the one table the server and `render` use.
+"""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class SynthGPTError(Exception):
@@ -25,12 +52,41 @@ class UnknownNameError(RuleError):
         super().__init__(f"unknown {kind} {name!r}{hint}")
 
 
+class UnknownRuleError(UnknownNameError, KeyError):
+    """`rules["name"]` names no rule: the message suggests the closest name. Still a KeyError, as a
+    mapping's missing key is."""
+
+    __str__ = BaseException.__str__  # KeyError's own would print the message quoted, as a repr
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__("rule", name, known)
+
+
 class SchemaError(RuleError):
     """A JSON schema uses a keyword or shape that `from_schema` cannot honour."""
 
     def __init__(self, pointer: str, message: str) -> None:
         self.pointer = pointer or "/"
         super().__init__(f"schema at {self.pointer!r}: {message}")
+
+
+class RuleFileError(SynthGPTError):
+    """A rule file is wrong. `str()` is `PATH:LINE:COL: message`; `errors` lists every error found."""
+
+    def __init__(self, path: str, line: int, col: int, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.col = col
+        self.message = message
+        self.errors: tuple[RuleFileError, ...] = (self,)
+        super().__init__(f"{path}:{line}:{col}: {message}")
+
+    @classmethod
+    def collect(cls, errors: Sequence[RuleFileError]) -> RuleFileError:
+        """The first error, carrying all of them in `.errors`."""
+        first = errors[0]
+        first.errors = tuple(errors)
+        return first
 
 
 class RequestError(SynthGPTError, ValueError):
@@ -58,6 +114,19 @@ class ContextWindowExceeded(RequestError):
         self.window = window
 
 
+class ResponseNotFound(RequestError):
+    """`previous_response_id` names no stored response: a 404, as the real API answers."""
+
+    status = 404
+
+    def __init__(self, response_id: str) -> None:
+        super().__init__(
+            f"Previous response with id '{response_id}' not found.",
+            "previous_response_id",
+            code="previous_response_not_found",
+        )
+
+
 class NoRuleMatched(SynthGPTError, LookupError):
     """No rule of the RuleSet matched; the message lists the request and every rule tried."""
 
@@ -68,8 +137,57 @@ class NoRuleMatched(SynthGPTError, LookupError):
         super().__init__(f"no rule matched {summary}\nrules tried, in order:\n{lines}")
 
 
+class BodyTooLarge(SynthGPTError):
+    """A request body over the server's `--max-body-bytes`: refused (413) before it is read to the end."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"Request body too large: {size} bytes exceeds the limit of {limit} bytes.")
+
+
 class DrawError(SynthGPTError, RuntimeError):
     """A generator failed while drawing (e.g. a filter that never accepts, a template that raised)."""
+
+
+class MissingEmbeddings(SynthGPTError, RuntimeError):
+    """The rule that answered an embeddings request drew no vectors (it is not an embeddings rule)."""
+
+
+class ConfigError(Exception):
+    """The serve configuration cannot work (bad clock, unreadable rule files, …); the message says why."""
+
+
+class QueryError(ValueError):
+    """A `/_synthgpt/calls` query parameter that cannot be read; `param` names it."""
+
+    def __init__(self, message: str, param: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+
+
+class PatternError(ValueError):
+    """The message completes "pattern '…' …": why the pattern can't be generated, and where."""
+
+
+class StreamAborted(Exception):
+    """Raised after the last write of a stream with a `disconnect` fault, so the server drops the connection.
+
+    Servers built by `synthgpt.server` do not log it as an error.
+    """
+
+    def __init__(self, frames_sent: int) -> None:
+        self.frames_sent = frames_sent
+        super().__init__(f"stream aborted on purpose after {frames_sent} frames (disconnect fault)")
+
+
+class BodyCut(Exception):
+    """The app stopped before finishing the body; the flavours turn it into `RemoteProtocolError`."""
+
+
+class ReadTimedOut(Exception):
+    """Nothing arrived within the request's read timeout; the flavours turn it into `ReadTimeout`."""
 
 
 def suggest(name: str, known: Iterable[str]) -> str | None:

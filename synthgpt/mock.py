@@ -6,13 +6,14 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._validation import check_engine_args
 from .clock import Clock, FixedClock, parse_clock
-from .engine_args import check_engine_args
 from .errors import ContextWindowExceeded, DrawError, SynthGPTError
+from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallRecord, Journal, PackedRecord
+from .journal import CallJournal, CallRecord, Journal, PackedRecord
 from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
 from .rules.rule import Rule, RuleSet
 from .seeding import canonical_json, derive_seed
@@ -54,11 +55,11 @@ class MockGPT:
         self.context_window = context_window
 
     @property
-    def journal(self) -> Journal:
+    def journal(self) -> CallJournal:
         return self._journal
 
     @journal.setter
-    def journal(self, journal: Journal) -> None:
+    def journal(self, journal: CallJournal) -> None:
         self._journal = journal
         if isinstance(journal, Journal):
             # the rules' histories hold the same records: packed in both places, they are freed
@@ -87,15 +88,20 @@ class MockGPT:
     def generate(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
     ) -> ModelOutput:
-        return self.generate_traced(request, api=api)[0]
+        return self.resolve(request, api=api).output
 
-    def generate_traced(
+    def resolve(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
-    ) -> tuple[ModelOutput, CallRecord, bool]:
-        """`generate`, plus the call's journal record and whether the answer may be replayed.
+    ) -> Generation:
+        """Answer one call: claim the first matching rule, draw, journal; the one place that does.
 
-        Replayable means the answer did not depend on call order: no rule with `times` at or before the one
-        that answered, and no draw read the rule's call count (`sequence`, a template's `call_index`, …).
+        Every caller (the server, `render`, `generate`) comes through here, so a test double that patches
+        `resolve` stands in for the engine everywhere. A failed draw releases the rule's `times` slot and
+        journals nothing.
+
+        `Generation.replayable` means the answer did not depend on call order: no rule with `times` at or
+        before the one that answered, and no draw read the rule's call count (`sequence`, a template's
+        `call_index`, …).
         Such an answer is a pure function of (seed, rules, request, clock reading), so a caller that keeps
         those fixed may answer the same request again with `replay(record)` instead of drawing it.
         """
@@ -141,10 +147,17 @@ class MockGPT:
             return record
 
         record = self.journal.add(build)
-        return out, record, not reads and not self._times_rule_before(rule)
+        return Generation(out, rule, record, not reads and not self._times_rule_before(rule))
+
+    def generate_traced(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> tuple[ModelOutput, CallRecord, bool]:
+        """`resolve` as the (output, record, replayable) tuple of earlier versions; prefer `resolve`."""
+        drawn = self.resolve(request, api=api)
+        return drawn.output, drawn.record, drawn.replayable
 
     def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
-        """Journal one more call answered exactly as `record` (a replayable one, see `generate_traced`).
+        """Journal one more call answered exactly as `record` (a replayable one, see `resolve`).
 
         The call is counted and recorded as if drawn: the journal, `rule.calls` and `rule.call_count`
         see every call, whether its answer was drawn or replayed.

@@ -11,8 +11,10 @@ in it are relative to the output folder, so it does not depend on where the comm
 body says `"stream": true` is rendered as a stream even without `--stream`.
 
 Re-running gives byte-identical files (unchanged files are not rewritten). Files listed in an earlier
-manifest in the same folder but no longer produced are removed. Request lines that cannot be answered
-(invalid JSON, a body the API rejects, no matching rule) are written as the provider's error body and
+manifest in the same folder but no longer produced are removed. Every line is answered by the server's own
+pipeline (`synthgpt.pipeline.answer`), so a file holds what the server sends for that body (JSON indented
+for people to read), with the server's status: lines that cannot be answered (invalid JSON, a body the API
+rejects, no matching rule, a model the rules do not serve) are written as the provider's error body and
 reported; the exit status is then 1.
 """
 
@@ -29,13 +31,17 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from .codec.base import WireCodec
-from .errors import NoRuleMatched, RequestError, SynthGPTError
+from .errors import SynthGPTError
 from .mock import MockGPT
+from .pipeline import answer
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
 RenderApi = Literal["chat", "responses", "messages"]
 _APIS: tuple[RenderApi, ...] = ("chat", "responses", "messages")
+_PATHS: dict[RenderApi, str] = {"chat": "/v1/chat/completions", "responses": "/v1/responses",
+                                "messages": "/v1/messages"}  # fmt: skip
+"""Where the server answers each API: an error answer's request id derives from the path, as there."""
 _PROGRESS_MIN = 50  # batches smaller than this finish too fast for a bar to help
 
 
@@ -112,37 +118,15 @@ def render_requests(
 def _render_line(
     mock: MockGPT, codec: WireCodec, api: RenderApi, line: int, text: str, stem: str, stream: bool
 ) -> Rendered:
-    from .codec.sse import plan_wire
-
-    def failure(error: RequestError, status: int) -> Rendered:
-        payload = _json_bytes(codec.error_body(error, status))
-        return Rendered(line, stem + ".json", payload, None, None, status, f"line {line}: {error.message}")
-
-    try:
-        body = json.loads(text)
-    except ValueError as exc:
-        return failure(RequestError(f"not valid JSON: {exc}"), 400)
-    if stream and isinstance(body, dict):
-        body = {**body, "stream": True}
-    try:
-        request = codec.decode(body, {}, {})
-        output = mock.generate(request, api=api)
-    except NoRuleMatched as exc:
-        return failure(RequestError(f"no rule matched {exc.summary}"), 500)
-    except RequestError as exc:
-        return failure(exc, 400)
-    seed = str(output.id_seed)
-    if output.error is not None:
-        status = output.error.status
-        from .codec.errors import error_headers
-
-        payload = _json_bytes(codec.error_body(output.error, status))
-        return Rendered(line, stem + ".json", payload, output.rule, seed, status,
-                        headers=error_headers(output.error))  # fmt: skip
-    if request.stream:
-        plan = plan_wire(codec.frames(output, request), output.stream, codec, output, request)
-        return Rendered(line, stem + ".sse", plan.data, output.rule, seed, 200)
-    return Rendered(line, stem + ".json", _json_bytes(codec.body(output, request)), output.rule, seed, 200)
+    """The server's answer (`pipeline.answer`, as if posted to the API's path), written as a fixture."""
+    answered = answer(mock, codec, text.encode(), {}, {}, path=_PATHS[api], stream=stream)
+    drawn = answered.generation
+    rule, seed = (drawn.rule.name, str(drawn.output.id_seed)) if drawn is not None else (None, None)
+    error = None if answered.failure is None else f"line {line}: {answered.failure}"
+    if answered.wire is not None:
+        return Rendered(line, stem + ".sse", answered.wire.data, rule, seed, answered.status, error)
+    return Rendered(line, stem + ".json", _json_bytes(answered.payload), rule, seed, answered.status, error,
+                    headers=answered.error_headers)  # fmt: skip
 
 
 def render_files(
@@ -156,7 +140,9 @@ def render_files(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> list[Rendered]:
     """Load the rules, answer the requests file, write the fixtures and `manifest.json` into `out_dir`."""
-    mock = _mock_for(rule_files, seed)
+    from .rules.loader import mock_from_files  # rule files only: YAML is loaded when they are
+
+    mock = mock_from_files(rule_files, seed=seed)
     requests_path = Path(requests)
     lines = requests_path.read_text(encoding="utf-8").split("\n")
     rendered = render_requests(mock, lines, api, stream=stream, on_progress=on_progress)
@@ -183,14 +169,6 @@ def _relative(path: Path, out: Path) -> str:
         return Path(os.path.relpath(path.resolve(), out.resolve())).as_posix()
     except ValueError:  # another drive on Windows
         return path.resolve().as_posix()
-
-
-def _mock_for(rule_files: Sequence[str | Path], seed: int | None) -> MockGPT:
-    if not rule_files:
-        return MockGPT(seed=0 if seed is None else seed)
-    from .rules.loader import load_files
-
-    return load_files([Path(p) for p in rule_files]).mock(seed)
 
 
 def _remove_stale(out: Path, keep: set[str]) -> None:

@@ -4,18 +4,24 @@ A wire module (`openai_chat`, `openai_responses`, `anthropic_messages`, `embeddi
 a ModelRequest and a ModelOutput into either one JSON body or an ordered list of frames. The non-stream
 body is the fold of the same frames (tests check it); faults and pacing are applied to the frames by the
 shared SSE layer (`sse.py`), which asks the wire module only for its own error frames.
+
+`synthgpt.pipeline.answer` is the one caller: it decodes, resolves and encodes through these methods.
+Besides the `WireCodec` methods, a codec may define two optional hooks, looked up with `getattr` (a codec
+without them keeps working): `response_headers` (`HasResponseHeaders`: its own per-answer headers, else
+the OpenAI set) and `replayable` (`HasReplayCheck`: False for a body whose answer reads state the codec
+keeps, so the server never resends a memoized answer for it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 
-__all__ = ["Frame", "WireCodec", "render_frame"]
+__all__ = ["Frame", "HasReplayCheck", "HasResponseHeaders", "WireCodec", "render_frame"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +72,22 @@ class WireCodec(Protocol):
         """What encoding this answer leaves behind besides its bytes (the Responses store entry), to do
         again each time the server resends the answer from its memo; None for a codec that keeps nothing."""
         ...
+
+
+@runtime_checkable
+class HasResponseHeaders(Protocol):
+    """Optional: a codec that names its own per-answer headers (request id header, version, …).
+
+    Codecs without this method get the OpenAI set: `x-request-id`, `openai-processing-ms`,
+    `openai-version`.
+    """
+
+    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]: ...
+
+
+class HasReplayCheck(Protocol):
+    """Optional: a codec whose decoding may read state of its own (the Responses store) says which
+    bodies do; the answers to those are never resent from the server's memo. Without it: every body is
+    answered from the body alone."""
+
+    def replayable(self, body: Any) -> bool: ...

@@ -15,7 +15,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError, SynthGPTError
+from ..errors import MissingEmbeddings, RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..tokens import count_tokens
 from .base import Frame
@@ -31,10 +31,6 @@ _MAX_DIMENSIONS = 16384
 _MAX_INPUT_TOKENS = 8192  # the context of OpenAI's embedding models
 _MAX_REQUEST_TOKENS = 300_000  # OpenAI's limit on all inputs of one request together
 _FORMATS = ("float", "base64")
-
-
-class MissingEmbeddings(SynthGPTError, RuntimeError):
-    """The rule that answered an embeddings request drew no vectors (it is not an embeddings rule)."""
 
 
 def encode_vector(vector: tuple[float, ...], encoding_format: str) -> list[float] | str:

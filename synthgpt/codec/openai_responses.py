@@ -16,7 +16,7 @@ from functools import partial
 from json.encoder import encode_basestring
 from typing import Any
 
-from ..errors import RequestError
+from ..errors import RequestError, ResponseNotFound
 from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
 from .base import Frame
 from .common import dumps, private_headers
@@ -34,19 +34,6 @@ from .openai_responses_input import conversation_messages, decode_input, decode_
 from .response_store import ResponseStore
 
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
-
-
-class ResponseNotFound(RequestError):
-    """`previous_response_id` names no stored response: a 404, as the real API answers."""
-
-    status = 404
-
-    def __init__(self, response_id: str) -> None:
-        super().__init__(
-            f"Previous response with id '{response_id}' not found.",
-            "previous_response_id",
-            code="previous_response_not_found",
-        )
 
 
 class ResponsesCodec:
@@ -138,6 +125,10 @@ class ResponsesCodec:
         return openai_response_headers(request_id, processing_ms)
 
     # ---------------------------------------------------------------------------------------------- store
+
+    def replayable(self, body: Any) -> bool:
+        """A request continuing an earlier answer depends on what the store still holds: never resent."""
+        return not (isinstance(body, dict) and body.get("previous_response_id") is not None)
 
     def replay_effect(self, output: ModelOutput, request: ModelRequest) -> Callable[[], None] | None:
         """What encoding this answer keeps (its store entry), to keep again when the server resends it."""

@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..errors import StreamAborted
 from ..model import Fault, ModelOutput, ModelRequest, StreamPlan
 from ..seeding import derive_seed
 from .base import Frame, WireCodec, render_frame
@@ -47,17 +48,6 @@ KEEPALIVE = b": ping\n\n"
 """An SSE comment: every SDK skips it, proxies see traffic."""
 
 _ENDING_KINDS = ("disconnect", "truncate", "stream_error")
-
-
-class StreamAborted(Exception):
-    """Raised after the last write of a stream with a `disconnect` fault, so the server drops the connection.
-
-    Servers built by `synthgpt.server` do not log it as an error.
-    """
-
-    def __init__(self, frames_sent: int) -> None:
-        self.frames_sent = frames_sent
-        super().__init__(f"stream aborted on purpose after {frames_sent} frames (disconnect fault)")
 
 
 @dataclass(frozen=True, slots=True)

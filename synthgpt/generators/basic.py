@@ -6,9 +6,10 @@ import uuid as _uuid
 from collections.abc import Sequence
 from typing import Any
 
+from .._validation import finite, shown, whole
 from ..errors import RuleError
 from ..seeding import token_from_seed
-from .core import DrawContext, Generator, _num, _real, _shown, _whole, lift, snapshot
+from .core import DrawContext, Generator, _num, lift, snapshot
 
 __all__ = ["Boolean", "Choice", "Id", "Integer", "Number", "Uuid"]
 
@@ -17,8 +18,8 @@ class Integer(Generator[int]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, lo: int = 0, hi: int = 100) -> None:
-        _whole("`integer`: lo", lo)
-        _whole("`integer`: hi", hi)
+        whole("`integer`: lo", lo)
+        whole("`integer`: hi", hi)
         if lo > hi:
             raise RuleError(f"`integer` takes `lo` <= `hi`, got {lo} > {hi}")
         self.lo = lo
@@ -35,10 +36,10 @@ class Number(Generator[float]):
     __slots__ = ("decimals", "hi", "lo")
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, decimals: int | None = 2) -> None:
-        _real("`number`: lo", lo)
-        _real("`number`: hi", hi)
+        finite("`number`: lo", lo)
+        finite("`number`: hi", hi)
         if decimals is not None:
-            _whole("`number`: decimals", decimals)
+            whole("`number`: decimals", decimals)
         if lo > hi:
             raise RuleError(f"`number` takes `lo` <= `hi`, got {lo} > {hi}")
         if decimals is not None and not 0 <= decimals <= 15:
@@ -61,7 +62,7 @@ class Boolean(Generator[bool]):
     __slots__ = ("p",)
 
     def __init__(self, p: float = 0.5) -> None:
-        if not 0.0 <= _real("`boolean`: p", p) <= 1.0:
+        if not 0.0 <= finite("`boolean`: p", p) <= 1.0:
             raise RuleError(f"`boolean` takes a probability 0 <= p <= 1, got {p}")
         self.p = p
 
@@ -99,8 +100,8 @@ class Id(Generator[str]):
     def __init__(self, prefix: str = "", length: int = 24, sep: str = "_") -> None:
         for what, text in (("prefix", prefix), ("sep", sep)):
             if not isinstance(text, str):
-                raise RuleError(f"`id`: {what} must be a string, got {_shown(text)}")
-        if not 1 <= _whole("`id`: length", length) <= 256:
+                raise RuleError(f"`id`: {what} must be a string, got {shown(text)}")
+        if not 1 <= whole("`id`: length", length) <= 256:
             raise RuleError(f"`id` takes 1 <= length <= 256, got {length}")
         self.prefix = prefix
         self.length = length

@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
+from .._validation import MAX_ITEMS, finite, shown, whole
 from ..errors import DrawError, RuleError
 from ..model import ModelRequest
 from ..seeding import derive_seed
@@ -36,32 +37,8 @@ __all__ = [
 T = TypeVar("T")
 U = TypeVar("U")
 
-MAX_ITEMS = 10_000
-"""The most items `lists` may draw and the most words or sentences a text generator may: far past any
-useful answer, and small enough that one draw cannot stall the server."""
-
-
-def _shown(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _whole(what: str, v: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """`v` if it is a whole number (a bool is not) within `lo`..`hi`; else a RuleError naming `what`, so a
-    wrong argument fails when the rule is built, never as a TypeError mid-draw."""
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise RuleError(f"{what} must be a whole number, got {_shown(v)}")
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        bound = f"<= {hi}" if lo is None else f">= {lo}" if hi is None else f"between {lo} and {hi}"
-        raise RuleError(f"{what} must be a whole number {bound}, got {v}")
-    return v
-
-
-def _real(what: str, v: Any) -> float:
-    """`v` if it is a finite number (a bool is not); else a RuleError naming `what`."""
-    if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
-        raise RuleError(f"{what} must be a finite number, got {_shown(v)}")
-    return v
+# The checks' old private names here, for modules written against them (one implementation: _validation).
+_whole, _real, _shown = whole, finite, shown
 
 
 class DrawContext:
@@ -285,7 +262,7 @@ class Filter(Generator[T]):
     __slots__ = ("inner", "max_tries", "predicate")
 
     def __init__(self, inner: Generator[T], predicate: Callable[[T], bool], max_tries: int = 100) -> None:
-        if _whole("filter: max_tries", max_tries) < 1:
+        if whole("filter: max_tries", max_tries) < 1:
             raise RuleError(f"filter: max_tries must be >= 1, got {max_tries}")
         self.inner = inner
         self.predicate = predicate
@@ -335,7 +312,7 @@ class Weighted(Generator[Any]):
             raise RuleError("weighted needs at least one (weight, option) pair")
         for pair in items:
             if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
-                raise RuleError(f"weighted: pairs are (weight, option), got {_shown(pair)}")
+                raise RuleError(f"weighted: pairs are (weight, option), got {shown(pair)}")
             w = pair[0]
             if not isinstance(w, int | float) or isinstance(w, bool) or not math.isfinite(w) or w < 0:
                 raise RuleError(f"weighted: pairs are (weight, option) with a weight >= 0, got weight {w!r}")
@@ -390,14 +367,14 @@ class Lists(Generator[list[Any]]):
     __slots__ = ("element", "max_size", "min_size", "unique")
 
     def __init__(self, element: Any, min_size: int = 0, max_size: int = 5, *, unique: bool = False) -> None:
-        _whole("`lists`: min_size", min_size)
-        _whole("`lists`: max_size", max_size)
+        whole("`lists`: min_size", min_size)
+        whole("`lists`: max_size", max_size)
         if min_size < 0 or max_size < min_size:
             raise RuleError(f"lists takes 0 <= min_size <= max_size, got {min_size!r} and {max_size!r}")
         if max_size > MAX_ITEMS:
             raise RuleError(f"lists takes max_size <= {MAX_ITEMS}, got {max_size}")
         if not isinstance(unique, bool):
-            raise RuleError(f"`lists`: unique must be true or false, got {_shown(unique)}")
+            raise RuleError(f"`lists`: unique must be true or false, got {shown(unique)}")
         self.element = lift(element)
         self.min_size = min_size
         self.max_size = max_size

@@ -24,8 +24,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .._validation import whole
 from ..errors import RuleError
-from .core import DrawContext, Generator, _whole
+from .core import DrawContext, Generator
 
 __all__ = ["EmbeddingVectors", "Embeddings", "embed_text", "native_dimensions"]
 
@@ -138,7 +139,7 @@ class Embeddings(Generator[EmbeddingVectors]):
 
     def __init__(self, dimensions: int | None = None) -> None:
         if dimensions is not None:
-            _whole("embeddings: dimensions", dimensions)
+            whole("embeddings: dimensions", dimensions)
         if dimensions is not None and not 1 <= dimensions <= _MAX_DIMENSIONS:
             raise RuleError(
                 f"embeddings: dimensions must be between 1 and {_MAX_DIMENSIONS}, got {dimensions}"

@@ -15,11 +15,9 @@ import warnings
 from dataclasses import dataclass
 from typing import NoReturn, TypeAlias
 
+from ..errors import PatternError
+
 __all__ = ["Pattern", "PatternError"]
-
-
-class PatternError(ValueError):
-    """The message completes "pattern '…' …": why the pattern can't be generated, and where."""
 
 
 _PRINTABLE = frozenset(chr(c) for c in range(32, 127))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 import re
 
+from .._validation import size_range
 from ..errors import RuleError
 from .core import DrawContext, Generator
-from .text import ADJECTIVES, WORDS, _check_range, with_article
+from .text import ADJECTIVES, WORDS, with_article
 
 __all__ = ["Prose", "answer_shape", "sentence_about", "topic"]
 
@@ -278,7 +279,7 @@ class Prose(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
-        _check_range("prose", min_sentences, max_sentences, "sentences")
+        size_range("prose", min_sentences, max_sentences, "sentences")
         if min_sentences < 2:
             raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")
         self.lo, self.hi = min_sentences, max_sentences

@@ -1,5 +1,10 @@
 """Every generator by name: the rule-file loader, templates and docs read this one table.
 
+The table is filled by `@registered()` on the public functions of `synthgpt.generators` (the `g.integer`
+a Python rule calls is the `integer` a rule file or a template names), so a generator is added in one
+place, its documentation is its function's docstring, and this module imports no generator: a leaf that
+`template.py` may read without an import cycle.
+
 `answer` and `error` are deliberately absent: they wrap a generator with delivery details rather than
 draw a value, and rule files say the same thing with a rule's own `stream:`, `error:` and `output:` keys.
 Registering them would also make any one-key mapping `{error: …}` in a rule file's data read as a call.
@@ -8,63 +13,40 @@ Registering them would also make any one-key mapping `{error: …}` in a rule fi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import UnknownNameError
-from .basic import Boolean, Choice, Id, Integer, Number, Uuid
-from .core import Generator, Just, Lists, Objects, OneOf, Weighted
-from .embedding import Embeddings
-from .fake import Fake
-from .prose import Prose
-from .reply import Reasoning, Reply, ToolCallGen
-from .template import Template
-from .text import HashTokens, LastUser, Paragraph, Sentence, Summary, Words
 
-__all__ = ["REGISTRY", "lookup"]
+if TYPE_CHECKING:
+    from .core import Generator
 
+__all__ = ["REGISTRY", "lookup", "registered"]
 
-def _from_schema(schema: dict[str, Any], overrides: dict[str, Any] | None = None) -> Generator[Any]:
-    from .schema import FromSchema
+REGISTRY: dict[str, Callable[..., Generator[Any]]] = {}
+"""Name -> the public function that builds the generator; in name order once `synthgpt.generators` is
+imported (every module reading it imports that package first)."""
 
-    return FromSchema(schema, overrides)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _from_request_schema(overrides: dict[str, Any] | None = None) -> Generator[Any]:
-    from .structured import FromRequestSchema
+def registered(*aliases: str) -> Callable[[F], F]:
+    """Register the decorated public function under its own name and `aliases`."""
 
-    return FromRequestSchema(overrides)
+    def register(fn: F) -> F:
+        for name in (fn.__name__, *aliases):
+            if name in REGISTRY:
+                raise RuntimeError(f"generator {name!r} registered twice")
+            REGISTRY[name] = fn
+        return fn
+
+    return register
 
 
-REGISTRY: dict[str, Callable[..., Generator[Any]]] = {
-    "boolean": Boolean,
-    "choice": Choice,
-    "echo": LastUser,
-    "embeddings": Embeddings,
-    "fake": Fake,
-    "from_request_schema": _from_request_schema,
-    "from_schema": _from_schema,
-    "hash_tokens": HashTokens,
-    "id": Id,
-    "integer": Integer,
-    "json_object": Objects,
-    "just": Just,
-    "last_user": LastUser,
-    "lists": Lists,
-    "number": Number,
-    "objects": Objects,
-    "one_of": OneOf,
-    "paragraph": Paragraph,
-    "prose": Prose,
-    "reasoning": Reasoning,
-    "reply": Reply,
-    "sentence": Sentence,
-    "summary": Summary,
-    "template": Template,
-    "tool_call": ToolCallGen,
-    "uuid": Uuid,
-    "weighted": Weighted,
-    "words": Words,
-}
+def sort_registry() -> None:
+    """Put the table in name order (what the docs, the schema and the typo hints read)."""
+    items = sorted(REGISTRY.items())
+    REGISTRY.clear()
+    REGISTRY.update(items)
 
 
 def lookup(name: str) -> Callable[..., Generator[Any]]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import re
 
+from .._validation import size_range, whole
 from ..errors import RuleError
-from .core import MAX_ITEMS, DrawContext, Generator, _whole
+from .core import DrawContext, Generator
 
 __all__ = [
     "HashTokens",
@@ -67,20 +68,11 @@ def with_article(word: str, *, capital: bool = False) -> str:
     return f"{art.capitalize() if capital else art} {word}"
 
 
-def _check_range(name: str, lo: int, hi: int, what: str = "words") -> None:
-    _whole(f"`{name}`: min_{what}", lo)
-    _whole(f"`{name}`: max_{what}", hi)
-    if lo < 0 or lo > hi:
-        raise RuleError(f"`{name}` takes 0 <= min <= max, got {lo} and {hi}")
-    if hi > MAX_ITEMS:
-        raise RuleError(f"`{name}` takes at most {MAX_ITEMS} {what}, got max_{what}={hi}")
-
-
 class Words(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_words: int = 3, max_words: int = 6) -> None:
-        _check_range("words", min_words, max_words)
+        size_range("words", min_words, max_words)
         self.lo, self.hi = min_words, max_words
 
     def draw(self, ctx: DrawContext) -> str:
@@ -100,7 +92,7 @@ class Sentence(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_words: int = 6, max_words: int = 12) -> None:
-        _check_range("sentence", min_words, max_words)
+        size_range("sentence", min_words, max_words)
         if min_words < 1:
             raise RuleError("`sentence` needs at least one word")
         self.lo, self.hi = min_words, max_words
@@ -121,7 +113,7 @@ class Paragraph(Generator[str]):
     __slots__ = ("hi", "lo")
 
     def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
-        _check_range("paragraph", min_sentences, max_sentences, "sentences")
+        size_range("paragraph", min_sentences, max_sentences, "sentences")
         self.lo, self.hi = min_sentences, max_sentences
 
     def draw(self, ctx: DrawContext) -> str:
@@ -138,7 +130,7 @@ class Summary(Generator[str]):
     __slots__ = ("count", "max_chars")
 
     def __init__(self, max_chars: int = 200, count: int = 1) -> None:
-        if _whole("`summary`: max_chars", max_chars) < 1 or _whole("`summary`: count", count) < 1:
+        if whole("`summary`: max_chars", max_chars) < 1 or whole("`summary`: count", count) < 1:
             raise RuleError(f"`summary` takes max_chars >= 1 and count >= 1, got {max_chars} and {count}")
         self.max_chars = max_chars
         self.count = count
@@ -169,7 +161,7 @@ class HashTokens(Generator[str]):
     __slots__ = ("n",)
 
     def __init__(self, n: int = 16) -> None:
-        if _whole("`hash_tokens`: n", n) < 0:
+        if whole("`hash_tokens`: n", n) < 0:
             raise RuleError(f"`hash_tokens` takes n >= 0, got {n}")
         if n > MAX_HASH_TOKENS:
             raise RuleError(f"`hash_tokens` takes n <= {MAX_HASH_TOKENS}, got {n}")

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from ..errors import RuleError, SchemaError, UnknownNameError, suggest
-from ..generators.basic import Choice
-from ..generators.core import Generator, Just, Objects, Weighted
+from ..generators import choice, just, objects, weighted
+from ..generators.core import Generator
 from ..generators.registry import REGISTRY
 from ..generators.template import TEMPLATE_NAMES, Template
 from . import matchers as m
@@ -38,7 +38,7 @@ MATCHERS: dict[str, Callable[..., m.Matcher]] = {
 _COMBINATORS = ("all", "any", "not")
 
 # Generators whose one argument is written whole: `{objects: {id: …, age: …}}`, `{choice: [a, b]}`.
-_WHOLE = (Objects, Choice, Weighted, Just)
+_WHOLE = (objects, choice, weighted, just)
 # Arguments taken verbatim, never read as generator specs (a JSON Schema has keys like `items`, `id`, …).
 _RAW = {("from_schema", "schema"), ("just", "value")}
 # Arguments whose mapping is always an object of fields, like `objects`: tool arguments such as
@@ -195,7 +195,7 @@ class Builder:
             return self.value(value, where)
 
         if build and factory in _WHOLE:  # even `{just: null}` or `{just: []}`: the value itself
-            if factory is Objects:
+            if factory is objects:
                 if not isinstance(args, dict):
                     raise self.fail(at, f"`{name}` takes a mapping of field names to generators", key=True)
                 return [{k: self.value(v, (*at, k)) for k, v in args.items()}], {}

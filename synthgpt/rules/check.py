@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .loader import LoadedRules, load_report
-from .matchers import All, Any_, Matcher
+from .matchers import All, Always, Any_, Matcher
 from .rule import Rule
 
 __all__ = ["Finding", "check_files", "check_report", "implies", "lint", "main", "unanswered_warning"]
@@ -93,7 +93,7 @@ def lint(loaded: LoadedRules) -> list[Finding]:
             where = loaded.origins.get(earlier.name, "the built-in rules")
             if _is_always(earlier.matcher):
                 break  # reported once, at the catch-all itself (below)
-            if repr(rule.matcher) == repr(earlier.matcher):
+            if rule.matcher == earlier.matcher:
                 why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
             else:
                 why = (f"every request it matches is taken first by rule {earlier.name!r} ({where}), "
@@ -122,12 +122,12 @@ def lint(loaded: LoadedRules) -> list[Finding]:
 
 
 def _is_always(m: Matcher) -> bool:
-    return repr(m) == "always()"
+    return isinstance(m, Always)
 
 
 def implies(a: Matcher, b: Matcher) -> bool:
     """Whether every request `a` matches is sure to match `b`, judged from the structure only."""
-    if _is_always(b) or repr(a) == repr(b):
+    if _is_always(b) or a == b:
         return True
     if isinstance(b, All):
         return all(implies(a, p) for p in b.parts)

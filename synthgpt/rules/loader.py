@@ -42,7 +42,9 @@ if TYPE_CHECKING:
 
     M = TypeVar("M", bound=MockGPT)
 
-__all__ = ["LoadedRules", "RuleFileError", "RuleOrigin", "load_files", "load_report", "load_text"]
+__all__ = [
+    "LoadedRules", "RuleFileError", "RuleOrigin", "load_files", "load_report", "load_text", "mock_from_files",
+]  # fmt: skip
 
 _ANSWER_KEYS = ("output", "generate", "template", "schema", "script", "sequence")
 
@@ -91,6 +93,29 @@ class LoadedRules:
         chosen = seed if seed is not None else (self.seed if self.seed is not None else 0)
         return (cls or MockGPT)(self.ruleset, seed=chosen, clock=clock if clock is not None else self.clock,
                                 **kwargs)
+
+
+@overload
+def mock_from_files(paths: Iterable[str | os.PathLike[str]], *, seed: int | None = None,
+                    clock: Clock | None = None, cls: None = None, **kwargs: Any) -> MockGPT: ...
+@overload
+def mock_from_files(paths: Iterable[str | os.PathLike[str]], *, seed: int | None = None,
+                    clock: Clock | None = None, cls: type[M], **kwargs: Any) -> M: ...
+
+
+def mock_from_files(paths: Iterable[str | os.PathLike[str]], *, seed: int | None = None,
+                    clock: Clock | None = None, cls: type[MockGPT] | None = None, **kwargs: Any) -> MockGPT:
+    """The one way a MockGPT is made from rule files (`serve`, `render`, the pytest marker's `rules_file`).
+
+    The files' rules, `models`, seed and clock; a `seed` or `clock` given wins over the files'. No files:
+    the built-in rules (seed 0 unless given). `cls` (a MockGPT subclass) and `kwargs` go to the engine.
+    """
+    files = list(paths)
+    if files:
+        return load_files(files).mock(seed, clock, cls=cls, **kwargs)
+    from ..mock import MockGPT  # local: the engine imports the rules package, not the other way round
+
+    return (cls or MockGPT)(None, seed=0 if seed is None else seed, clock=clock, **kwargs)
 
 
 def load_files(paths: Iterable[str | os.PathLike[str]]) -> LoadedRules:

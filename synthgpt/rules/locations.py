@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from ..errors import SynthGPTError
+from ..errors import RuleFileError
 
 __all__ = ["NodePath", "RuleFileError", "SourceMap", "parse_source"]
 
@@ -28,25 +28,6 @@ MAX_DEPTH = 200
 """How deeply a rule file may nest lists and mappings."""
 MAX_YAML_VALUES = 200_000
 """How many values a YAML file may expand to, aliases counted each time they are used."""
-
-
-class RuleFileError(SynthGPTError):
-    """A rule file is wrong. `str()` is `PATH:LINE:COL: message`; `errors` lists every error found."""
-
-    def __init__(self, path: str, line: int, col: int, message: str) -> None:
-        self.path = path
-        self.line = line
-        self.col = col
-        self.message = message
-        self.errors: tuple[RuleFileError, ...] = (self,)
-        super().__init__(f"{path}:{line}:{col}: {message}")
-
-    @classmethod
-    def collect(cls, errors: Sequence[RuleFileError]) -> RuleFileError:
-        """The first error, carrying all of them in `.errors`."""
-        first = errors[0]
-        first.errors = tuple(errors)
-        return first
 
 
 @dataclass

@@ -16,8 +16,10 @@ from ..model import ModelRequest
 
 __all__ = [
     "All",
+    "Always",
     "Any_",
     "Matcher",
+    "Model",
     "Not",
     "always",
     "any_message",
@@ -72,11 +74,18 @@ class Matcher:
     def __invert__(self) -> Matcher:
         return Not(self)
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """The matcher as a value: its type and what it was built from. Equal identities match the same
+        requests; lint and `/v1/models` read these, never the repr. Matchers built from data override it;
+        the rest are known by the expression that built them."""
+        return (type(self), repr(self))
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Matcher) and repr(self) == repr(other)
+        return isinstance(other, Matcher) and self.identity == other.identity
 
     def __hash__(self) -> int:
-        return hash(repr(self))
+        return hash(self.identity)
 
 
 def as_matcher(value: Any) -> Matcher:
@@ -109,6 +118,10 @@ class All(Matcher):
     def __repr__(self) -> str:
         return " & ".join(f"({p!r})" if isinstance(p, Any_) else repr(p) for p in self.parts)
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (All, tuple(p.identity for p in self.parts))
+
 
 class Any_(Matcher):
     __slots__ = ("parts",)
@@ -130,6 +143,10 @@ class Any_(Matcher):
     def __repr__(self) -> str:
         return " | ".join(map(repr, self.parts))
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (Any_, tuple(p.identity for p in self.parts))
+
 
 class Not(Matcher):
     __slots__ = ("inner",)
@@ -143,6 +160,10 @@ class Not(Matcher):
     def __repr__(self) -> str:
         inner = repr(self.inner)
         return f"~({inner})" if isinstance(self.inner, All | Any_) else f"~{inner}"
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (Not, self.inner.identity)
 
 
 class Where(Matcher):
@@ -162,12 +183,18 @@ class Where(Matcher):
     def __repr__(self) -> str:
         return f"where({getattr(self.fn, '__qualname__', None) or repr(self.fn)})"
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (Where, self.fn)  # the function itself: two lambdas of one name are two matchers
+
 
 def where(fn: Callable[[ModelRequest], Any]) -> Matcher:
     return Where(fn)
 
 
-class _Const(Matcher):
+class Always(Matcher):
+    """Every request."""
+
     __slots__ = ()
 
     def match(self, request: ModelRequest) -> Captures | None:
@@ -176,9 +203,13 @@ class _Const(Matcher):
     def __repr__(self) -> str:
         return "always()"
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (Always,)
+
 
 def always() -> Matcher:
-    return _Const()
+    return Always()
 
 
 class TextTest:
@@ -240,6 +271,11 @@ class TextTest:
             return f"regex={self.regex.pattern!r}" + (f", {case}" if case else "")
         return case
 
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        regex = None if self.regex is None else self.regex.pattern
+        return (self.contains, self.equals, self.glob, regex, self.case)
+
 
 class _TextMatcher(Matcher):
     __slots__ = ("fname", "getter", "test")
@@ -258,6 +294,10 @@ class _TextMatcher(Matcher):
 
     def __repr__(self) -> str:
         return f"{self.fname}({self.test!r})"
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (_TextMatcher, self.fname, self.test.identity)
 
 
 def last_user(
@@ -332,11 +372,31 @@ class _Field(Matcher):
         return self.text
 
 
+class Model(Matcher):
+    """The model name, exactly or as a glob (`gpt-4o*`, then `glob` is true)."""
+
+    __slots__ = ("glob", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.glob = any(c in pattern for c in "*?[")
+
+    def match(self, request: ModelRequest) -> Captures | None:
+        if self.glob:
+            return {} if fnmatch.fnmatchcase(request.model, self.pattern) else None
+        return {} if request.model == self.pattern else None
+
+    def __repr__(self) -> str:
+        return f"model({self.pattern!r})"
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return (Model, self.pattern)
+
+
 def model(pattern: str) -> Matcher:
     """The model name, exactly or as a glob (`gpt-4o*`)."""
-    if any(c in pattern for c in "*?["):
-        return _Field(f"model({pattern!r})", lambda r: fnmatch.fnmatchcase(r.model, pattern))
-    return _Field(f"model({pattern!r})", lambda r: r.model == pattern)
+    return Model(pattern)
 
 
 ApiName = Literal["chat", "responses", "messages", "embeddings", "python"]
@@ -419,7 +479,7 @@ def _count_matcher(
 ) -> Matcher:
     """A matcher on a count of the request: exactly `eq`, or within `min`..`max`; every argument checked
     when built, so `{turn: {min: 2, max: 1}}` is an error in the rule file, not a rule that never matches."""
-    from ..generators.core import _whole  # local: the generators package imports far more than matchers need
+    from .._validation import whole as _whole
 
     if eq is None and min is None and max is None:
         raise RuleError(f"{fname}: give eq, min= or max=")

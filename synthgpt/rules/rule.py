@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NoRuleMatched, RuleError, UnknownNameError
+from ..errors import NoRuleMatched, RuleError, UnknownRuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
@@ -151,16 +151,6 @@ class Resolved:
     rule: Rule
     captures: dict[str, str]
     call_index: int
-
-
-class UnknownRuleError(UnknownNameError, KeyError):
-    """`rules["name"]` names no rule: the message suggests the closest name. Still a KeyError, as a
-    mapping's missing key is."""
-
-    __str__ = BaseException.__str__  # KeyError's own would print the message quoted, as a repr
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__("rule", name, known)
 
 
 class RuleSet:

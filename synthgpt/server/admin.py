@@ -56,8 +56,8 @@ async def healthz(request: Request) -> Response:
 
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
-    see `synthgpt.journal_query`."""
-    from ..journal_query import CallQuery, QueryError, records_jsonl
+    see `synthgpt.journal.query`."""
+    from ..journal.query import CallQuery, QueryError, records_jsonl
 
     mock: MockGPT = request.app.state.mock
     try:

@@ -1,7 +1,7 @@
 """A bounded memo of encoded answers, for requests whose answer cannot depend on call order.
 
 With a fixed clock, an answer that no call-order-dependent rule could have shaped (no `times` rule at or
-before the rule that answered, no draw that read the rule's call count: see `MockGPT.generate_traced`) is
+before the rule that answered, no draw that read the rule's call count: see `MockGPT.resolve`) is
 a pure function of (engine seed, rules, the request's bytes, the clock reading). The server keeps the
 encoded bytes of such answers and, when the same request comes again, sends them without decoding or
 drawing anything; the call is still journaled and counted (`MockGPT.replay`), exactly as if drawn.
@@ -22,17 +22,23 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..clock import FixedClock
+from ..codec.base import WireCodec
 from ..codec.sse import WirePlan
 from ..journal import CallRecord
 from ..mock import MockGPT
+from ..pipeline import Answered
 from ..rules.rule import Rule
 from .observe import note_output
 from .pacing import PacedStream, pacer
+from .responses import EventStreamBody
 
-__all__ = ["DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo"]
+__all__ = [
+    "DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo", "remember",
+]  # fmt: skip
 
 DEFAULT_MEMO_ENTRIES = 256
 DEFAULT_MEMO_BYTES = 2 * 1024 * 1024
@@ -156,7 +162,7 @@ class MemoMiddleware:
     """Answers a POST from the memo before routing; otherwise leaves the key in the scope for the route.
 
     Pure ASGI (no Request objects): a replayed answer costs a body read, a dict look-up, a journal record
-    and two sends. The route stores answers under the key (`routes.handle`).
+    and two sends. The route offers its answer back through `remember`, under the key left in the scope.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -229,3 +235,23 @@ def memo_slot(scope: MutableMapping[str, Any]) -> tuple[ResponseMemo, tuple[Any,
     """The memo, generation and key the middleware left for this request, if it may be memoized."""
     slot: tuple[ResponseMemo, tuple[Any, ...], Key] | None = scope.get(SCOPE_KEY)
     return slot
+
+
+def remember(
+    scope: MutableMapping[str, Any], codec: WireCodec, answered: Answered, response: Response
+) -> None:
+    """Keep a replayable answer under the key the middleware left for its request (if it left one)."""
+    slot = memo_slot(scope)
+    drawn = answered.generation
+    if slot is None or drawn is None or not answered.replayable:
+        return
+    if type(response) not in (Response, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
+        return
+    memo, gen, key = slot
+    wire = response.wire if isinstance(response, PacedStream) else None
+    data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
+    entry = MemoEntry(
+        response.status_code, response.raw_headers, bytes(data), drawn.rule, drawn.record,
+        codec.replay_effect(drawn.output, drawn.request), wire,
+    )  # fmt: skip
+    memo.put(gen, key, entry)

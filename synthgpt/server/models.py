@@ -7,7 +7,6 @@ path and of a 405 is picked from the request headers by the first matching `Dial
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from ..codec.base import WireCodec
 from ..codec.openai_chat import ChatCodec
 from ..errors import RequestError
 from ..mock import MockGPT
-from ..rules.matchers import All, Any_, Matcher, Not
+from ..rules.matchers import All, Any_, Matcher, Model
 from .responses import error_response, json_response, request_id
 from .routes import model_not_found
 
@@ -113,15 +112,8 @@ def rule_named_models(mock: MockGPT) -> list[str]:
             for part in matcher.parts:
                 walk(part)
             return
-        text = repr(matcher)
-        if isinstance(matcher, Not) or not (text.startswith("model(") and text.endswith(")")):
-            return
-        try:
-            name = ast.literal_eval(text[len("model(") : -1])
-        except (ValueError, SyntaxError):
-            return
-        if isinstance(name, str) and not _is_glob(name) and name not in found:
-            found.append(name)
+        if isinstance(matcher, Model) and not matcher.glob and matcher.pattern not in found:
+            found.append(matcher.pattern)
 
     for rule in mock.rules:
         walk(rule.matcher)

@@ -16,11 +16,14 @@ import logging
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..model import ModelOutput, ModelRequest
+
+if TYPE_CHECKING:
+    from ..pipeline import Answered
 
 __all__ = [
     "ACCESS_LOGGER",
@@ -31,9 +34,9 @@ __all__ = [
     "TextLineFormatter",
     "configure_request_log",
     "faults_of",
+    "note_answered",
     "note_api",
     "note_output",
-    "note_request",
 ]
 
 ACCESS_LOGGER = "synthgpt.access"
@@ -70,10 +73,11 @@ def note_api(scope: Scope, api: str) -> None:
         obs.api = api
 
 
-def note_request(scope: Scope, req: ModelRequest) -> None:
-    obs = _observed(scope)
-    if obs is not None:
-        obs.api, obs.model, obs.stream = req.api, req.model, req.stream
+def note_answered(scope: Scope, answered: Answered) -> None:
+    """What the pipeline answered (`pipeline.answer`): the request and output, when a rule drew it."""
+    drawn = answered.generation
+    if drawn is not None:
+        note_output(scope, drawn.output, drawn.request)
 
 
 def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = None) -> None:

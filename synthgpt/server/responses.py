@@ -1,24 +1,22 @@
-"""Building HTTP answers: JSON bytes, deterministic request ids and latency headers, provider-shaped errors.
+"""Starlette responses for `pipeline.Answered`: a JSON body, one-write SSE, or a paced stream.
 
-`openai-processing-ms` is derived from the request id (plus the answer's planned first delay), not
-measured: the same request gets the same headers as well as the same body.
+The bytes, headers and request ids are the pipeline's (`synthgpt.pipeline`); this module only puts them
+in a Response object. The helpers re-exported here (`request_id`, `json_bytes`, …) live in the pipeline.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ..codec.base import WireCodec
-from ..codec.errors import error_headers
-from ..codec.openai_chat import openai_response_headers
+from ..codec.base import HasResponseHeaders, WireCodec
 from ..errors import RequestError
 from ..model import ErrorSpec
-from ..seeding import derive_seed, token_from_seed
+from ..pipeline import Answered, codec_headers, error_answer, json_bytes, processing_ms, request_id
+from .pacing import PacedStream
 
 __all__ = [
     "CutJsonBody",
@@ -30,46 +28,31 @@ __all__ = [
     "json_response",
     "processing_ms",
     "request_id",
+    "to_response",
 ]
 
-_HEX = "0123456789abcdef"
+
+def to_response(answered: Answered) -> Response:
+    """The Response that sends `answered`: unpaced streams in one write, paced ones on their schedule."""
+    wire = answered.wire
+    if wire is None:
+        cut = _body_cut(answered)
+        if cut is not None:  # no frames to count: the body is cut in half (`CutJsonBody`)
+            return CutJsonBody(answered.body, answered.headers, drop=cut == "disconnect")
+        return Response(answered.body, answered.status, answered.headers, media_type="application/json")
+    if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
+        return EventStreamBody(wire.writes[0].data, answered.headers)  # unpaced: the whole stream at once
+    return PacedStream(wire, answered.headers)
 
 
-@runtime_checkable
-class HasResponseHeaders(Protocol):
-    """A codec that names its own per-answer headers (request id header, version, …).
-
-    Codecs without this method get the OpenAI set: `x-request-id`, `openai-processing-ms`,
-    `openai-version`.
-    """
-
-    def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]: ...
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
-
-
-def json_bytes(value: Any) -> bytes:
-    return _ENCODER.encode(value).encode()
-
-
-def request_id(seed: int, *key: object) -> str:
-    """`req_` + 32 hex digits derived from the engine seed and what identifies the request."""
-    return "req_" + token_from_seed(derive_seed(seed, "request-id", *key), 32, _HEX)
-
-
-def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:
-    return 40 + derive_seed("processing-ms", rid) % 360 + int(first_delay_ms)
-
-
-def codec_headers(codec: WireCodec, rid: str, ms: int) -> dict[str, str]:
-    # getattr rather than isinstance(codec, HasResponseHeaders): on Python 3.11 a runtime-checkable
-    # Protocol check walks the protocol's attributes on every call (~10 us per answer)
-    own = getattr(codec, "response_headers", None)
-    if own is not None:
-        headers: dict[str, str] = own(rid, ms)
-        return headers
-    return openai_response_headers(rid, ms)
+def _body_cut(answered: Answered) -> str | None:
+    """`truncate` or `disconnect` when a JSON answer carries one of those faults."""
+    drawn = answered.generation
+    if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
+        return None
+    plan = drawn.output.stream
+    cut = plan.fault("truncate") or plan.fault("disconnect")
+    return None if cut is None else cut.kind
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -84,14 +67,8 @@ def error_response(
     *,
     first_delay_ms: float = 0.0,
 ) -> Response:
-    """The provider-shaped error answer; an ErrorSpec also brings its retry and rate-limit headers."""
-    headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
-    if isinstance(error, ErrorSpec):
-        headers.update(error_headers(error))
-    body = codec.error_body(error, status)
-    if body.get("request_id", "") is None:  # providers that echo the request id in error bodies (Anthropic)
-        body["request_id"] = rid
-    return json_response(body, status, headers)
+    """The provider-shaped error answer (`pipeline.error_answer`) as a Response."""
+    return to_response(error_answer(codec, error, status, rid, first_delay_ms=first_delay_ms))
 
 
 class EventStreamBody(Response):

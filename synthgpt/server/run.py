@@ -23,10 +23,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 
-from ..clock import Clock, FixedClock, parse_clock
+from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
+from ..errors import ConfigError
 from ..mock import MockGPT
-from ..rules.rule import RuleSet
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .memo import DEFAULT_MEMO_ENTRIES
 from .metrics import MULTIPROC_ENV
@@ -40,10 +40,6 @@ __all__ = ["ENV_VAR", "ConfigError", "ServeConfig", "build_mock", "create_app_fr
 
 ENV_VAR = "SYNTHGPT_SERVE_CONFIG"
 log = logging.getLogger("synthgpt.server")
-
-
-class ConfigError(Exception):
-    """The serve configuration cannot work (bad clock, unreadable rule files, …); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +56,7 @@ class ServeConfig:
     watch: bool = False
     journal_size: int = 1000
     journal: str | None = None
-    """A SQLite file shared by every worker (`synthgpt.journal_sqlite`); None: each worker's own memory."""
+    """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
     access_log: bool = False
     log_level: str = "warning"
     log_format: str = "text"
@@ -81,19 +77,6 @@ class ServeConfig:
         return cls(**data)
 
 
-def _load(paths: tuple[str, ...]) -> LoadedRules:
-    from ..rules.loader import load_files  # rule files only: the built-in rules need no YAML
-
-    return load_files(list(paths))
-
-
-def _ruleset(loaded: LoadedRules) -> RuleSet:
-    rules = loaded.ruleset
-    if loaded.models and not rules.models:
-        rules.models = tuple(loaded.models)
-    return rules
-
-
 def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
     """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files).
 
@@ -106,16 +89,14 @@ def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
             clock = parse_clock(config.clock)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    if config.rule_files:
-        loaded = _load(config.rule_files)
-        _ruleset(loaded)  # the files' `models` onto the rule set itself, which a reload replaces whole
-        mock = loaded.mock(seed, clock, journal_size=config.journal_size)  # flags win over the files
-    else:
-        mock = MockGPT(None, seed=seed or 0, clock=clock or FixedClock(), journal_size=config.journal_size)
+    from ..rules.loader import mock_from_files  # rule files only: the built-in rules need no YAML
+
+    # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
+    mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size)
     if warn is not None and config.rule_files:
         _warn_unanswered(mock, warn)
     if config.journal is not None:
-        from ..journal_sqlite import SQLiteJournal
+        from ..journal.sqlite import SQLiteJournal
 
         try:
             mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
@@ -141,7 +122,7 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
         from ..rules.watch import RuleWatcher
 
         def reload(loaded: LoadedRules) -> None:
-            mock.rules = _ruleset(loaded)  # one assignment: requests see the old or the new rules
+            mock.rules = loaded.ruleset  # one assignment: requests see the old or the new rules
             log.warning("rules reloaded from %s", ", ".join(config.rule_files))
 
         watcher = RuleWatcher(list(config.rule_files), on_reload=reload)

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from typing import Any, TypeVar
 
+from ..errors import BodyCut, ReadTimedOut
+
 __all__ = ["BACKGROUND", "ASGIApp", "BodyCut", "Exchange", "LoopThread", "ReadTimedOut", "http_scope"]
 
 Message = MutableMapping[str, Any]
@@ -35,14 +37,6 @@ class _End:
 
     def __init__(self, error: BaseException | None) -> None:
         self.error = error
-
-
-class BodyCut(Exception):
-    """The app stopped before finishing the body; the flavours turn it into `RemoteProtocolError`."""
-
-
-class ReadTimedOut(Exception):
-    """Nothing arrived within the request's read timeout; the flavours turn it into `ReadTimeout`."""
 
 
 class Exchange:

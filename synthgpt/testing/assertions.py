@@ -19,7 +19,7 @@ from ..mock import MockGPT
 from ..rules.matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
-    from ..journal import Journal
+    from ..journal import CallJournal
     from ..rules.rule import RuleSet
 
 __all__ = ["CallAssertions", "CallList", "SynthGPTFixture", "describe_call", "describe_calls"]
@@ -84,7 +84,7 @@ class _Expectation:
 class CallAssertions:
     """Mixed into an object with a `journal` and `rules` (a MockGPT)."""
 
-    journal: Journal
+    journal: CallJournal
     rules: RuleSet
 
     @property

@@ -78,14 +78,14 @@ def build_mock(options: dict[str, Any], base_dir: Path | None = None) -> SynthGP
             kwargs[name] = options[name]
     rules_file = options.get("rules_file")
     if rules_file is not None:
-        from ..rules.loader import load_files
+        from ..rules.loader import mock_from_files
 
         if rules is not None:
             raise pytest.UsageError("@pytest.mark.synthgpt: give rules= or rules_file=, not both")
         paths = [rules_file] if isinstance(rules_file, str | Path) else list(rules_file)
         resolved = [Path(p) if Path(p).is_absolute() or base_dir is None else base_dir / p for p in paths]
-        loaded = load_files(resolved)
-        return loaded.mock(None if seed is None else int(seed), clock, cls=SynthGPTFixture, **kwargs)
+        return mock_from_files(resolved, seed=None if seed is None else int(seed), clock=clock,
+                               cls=SynthGPTFixture, **kwargs)  # fmt: skip
     if rules is not None:
         rules = rules if isinstance(rules, RuleSet) else RuleSet(rules)
         rules.reset()  # Rule objects count their calls: a module-level rule list must start fresh

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.engine_args import check_engine_args
+from synthgpt._validation import check_engine_args
 from synthgpt.errors import RuleError
 
 

@@ -61,7 +61,7 @@ def test_star_import_gives_exactly_all(module: str) -> None:
 def test_exports_are_the_real_objects() -> None:
     from synthgpt.clock import parse_clock
     from synthgpt.generators.embedding import Embeddings, embed_text
-    from synthgpt.journal_sqlite import SQLiteJournal
+    from synthgpt.journal.sqlite import SQLiteJournal
     from synthgpt.rules.loader import LoadedRules, RuleFileError, load_files, load_text
 
     assert synthgpt.parse_clock is parse_clock and synthgpt.SQLiteJournal is SQLiteJournal

@@ -250,10 +250,10 @@ async def test_a_failing_rule_is_a_500_naming_it() -> None:
 async def test_unexpected_errors_are_a_500_without_details(caplog: pytest.LogCaptureFixture) -> None:
     mock = MockGPT(seed=0)
 
-    async def explode(*args: Any, **kwargs: Any) -> Any:
+    def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
 
-    mock.agenerate = explode  # type: ignore[method-assign]
+    mock.resolve = explode  # type: ignore[method-assign]
     async with client_for(mock) as c:
         r = await c.post("/v1/chat/completions", json=HI)
     assert (r.status_code, r.json()) == (

@@ -197,7 +197,7 @@ def test_replayed_calls_stay_live_in_their_rule_history() -> None:
     # would free nothing, so only the drawn call is packed there (the journal packs all of them)
     mock = MockGPT(seed=2)
     ask = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
-    _, drawn, _ = mock.generate_traced(ask)
+    drawn = mock.resolve(ask).record
     rule = mock.rules[drawn.rule]
     for _ in range(30):
         mock.replay(rule, drawn)

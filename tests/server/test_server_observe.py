@@ -136,7 +136,7 @@ async def test_metrics_count_requests_faults_frames_latency_and_journal() -> Non
 
 
 async def test_metrics_with_a_shared_journal_read_it_when_scraped(tmp_path: Path) -> None:
-    from synthgpt.journal_sqlite import SQLiteJournal
+    from synthgpt.journal import SQLiteJournal
 
     mock = MockGPT(seed=0)
     mock.journal = SQLiteJournal(str(tmp_path / "calls.sqlite"))

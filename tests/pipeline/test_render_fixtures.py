@@ -122,9 +122,10 @@ def test_bad_lines_are_reported_and_written_as_errors(
     assert [(e["line"], e["status"]) for e in manifest["entries"]] == [(1, 400), (3, 400)]
     body = json.loads((tmp_path / "o" / manifest["entries"][1]["file"]).read_text())
     assert body["error"]["type"] == "invalid_request_error"
-    assert body["error"]["message"].startswith("not valid JSON: Expecting value")
+    # the server's words for the same body
+    assert body["error"]["message"].startswith("We could not parse the JSON body of your request (Expecting")
     err = capsys.readouterr().err
-    assert "synthgpt render: line 3: not valid JSON" in err
+    assert "synthgpt render: line 3: We could not parse the JSON body" in err
     assert "synthgpt render: 0 of 2 requests rendered" in err
 
 

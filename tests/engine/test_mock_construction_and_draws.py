@@ -235,7 +235,7 @@ def test_embeddings_is_a_registered_generator_usable_from_rule_files() -> None:
     from synthgpt import embed_text, load_text
     from synthgpt.generators.embedding import Embeddings, EmbeddingVectors
 
-    assert g.REGISTRY["embeddings"] is Embeddings and g.lookup("embeddings") is Embeddings
+    assert g.REGISTRY["embeddings"] is g.embeddings and g.lookup("embeddings") is g.embeddings
     assert g.embeddings(dimensions=4) == Embeddings(dimensions=4)
     assert "answer" not in g.REGISTRY and "error" not in g.REGISTRY  # delivery wrappers, see docs/engine.md
     loaded = load_text(

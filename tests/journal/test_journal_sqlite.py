@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.journal_sqlite import SQLiteJournal, record_from_dict, record_to_dict
+from synthgpt.journal.sqlite import SQLiteJournal, record_from_dict, record_to_dict
 
 
 def _ask(mock: MockGPT, text: str, model: str = "gpt-4o") -> None:
@@ -102,7 +102,7 @@ _WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from synthgpt import MockGPT
-    from synthgpt.journal_sqlite import SQLiteJournal
+    from synthgpt.journal.sqlite import SQLiteJournal
 
     path, name, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     mock = MockGPT()

@@ -10,27 +10,23 @@ when more remain, a `link: <…>; rel="next"` header with the next page's query.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlencode
 
-from .journal import CallRecord, Journal
-from .journal_sqlite import SQLiteJournal, record_to_dict
+from ..errors import QueryError
+from .memory import CallRecord
+from .sqlite import record_to_dict
+
+if TYPE_CHECKING:
+    from . import CallJournal
 
 __all__ = ["CallQuery", "QueryError", "records_jsonl"]
 
 _MAX_LIMIT = 10_000
 _MAX_OFFSET = 10**12  # far past any journal, and a bound a person can read in the error message
-
-
-class QueryError(ValueError):
-    def __init__(self, message: str, param: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.param = param
 
 
 def _int(params: Mapping[str, str], name: str, default: int | None, low: int, high: int) -> int | None:
@@ -71,20 +67,13 @@ class CallQuery:
             format="jsonl" if fmt == "jsonl" else "json",
         )
 
-    def _matches(self, record: CallRecord) -> bool:
-        pairs = ((self.rule, record.rule), (self.api, record.api), (self.model, record.model))
-        return all(pattern is None or fnmatch.fnmatchcase(value, pattern) for pattern, value in pairs)
-
-    def run(self, journal: Journal) -> tuple[list[CallRecord], int]:
-        """The page of matching records (oldest first) and how many match in all."""
-        if isinstance(journal, SQLiteJournal):  # filter and page in SQL: the file may hold millions
-            total = journal.count(rule=self.rule, api=self.api, model=self.model)
-            page = journal.query(rule=self.rule, api=self.api, model=self.model, offset=self.offset,
-                                 limit=self.limit)  # fmt: skip
-            return page, total
-        matching = journal.list(self._matches)
-        end = None if self.limit is None else self.offset + self.limit
-        return matching[self.offset : end], len(matching)
+    def run(self, journal: CallJournal) -> tuple[list[CallRecord], int]:
+        """The page of matching records (oldest first) and how many match in all (each journal filters
+        in its own way: the SQLite one in SQL, as its file may hold millions)."""
+        total = journal.count(rule=self.rule, api=self.api, model=self.model)
+        page = journal.query(rule=self.rule, api=self.api, model=self.model, offset=self.offset,
+                             limit=self.limit)  # fmt: skip
+        return page, total
 
     def headers(self, total: int, path: str) -> dict[str, str]:
         headers = {"x-total-count": str(total)}
@@ -98,7 +87,7 @@ class CallQuery:
 
 
 def records_jsonl(records: Iterable[CallRecord]) -> bytes:
-    """One complete record per line (`synthgpt.journal_sqlite.record_from_dict` reads it back)."""
+    """One complete record per line (`synthgpt.journal.record_from_dict` reads it back)."""
     lines = (json.dumps(record_to_dict(r), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
              for r in records)  # fmt: skip
     return b"".join(line.encode() + b"\n" for line in lines)

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .journal import CallRecord, Journal
-from .model import ModelOutput, ModelRequest
+from ..model import ModelOutput, ModelRequest
+from .memory import CallRecord, Journal
 
 __all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict", "sql_glob"]
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import copyreg
+import fnmatch
 import io
 import pickle
 import threading
@@ -13,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import model as _model
-from .model import ModelOutput, ModelRequest
+from .. import model as _model
+from ..model import ModelOutput, ModelRequest
 
 __all__ = ["CallRecord", "Journal", "PackedRecord", "unpack"]
 
@@ -209,3 +211,28 @@ class Journal:
     def __getitem__(self, i: int) -> CallRecord:
         with self._lock:
             return unpack(self._records[i])
+
+    def query(
+        self,
+        *,
+        rule: str | None = None,
+        api: str | None = None,
+        model: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> builtins.list[CallRecord]:  # `list` is the method here
+        """Records in call order whose rule, API and model match the glob patterns given, paginated."""
+        matching = self.list(_globs(rule, api, model))
+        return matching[offset : None if limit is None else offset + limit]
+
+    def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int:
+        """How many records the same filters as `query` keep."""
+        return len(self.list(_globs(rule, api, model)))
+
+
+def _globs(rule: str | None, api: str | None, model: str | None) -> Callable[[CallRecord], bool] | None:
+    """A filter keeping records whose fields match the glob patterns given (`fnmatch.fnmatchcase`)."""
+    pairs = [(p, f) for p, f in ((rule, "rule"), (api, "api"), (model, "model")) if p is not None]
+    if not pairs:
+        return None
+    return lambda r: all(fnmatch.fnmatchcase(getattr(r, f), p) for p, f in pairs)

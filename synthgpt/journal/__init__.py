@@ -1,0 +1,71 @@
+"""The call journal: what was asked and what was answered, behind one protocol.
+
+    CallJournal (Protocol)      what MockGPT, the server's `/_synthgpt/calls` and the assertions use
+    ├── Journal                 in memory, bounded, thread-safe (memory.py; `MemoryJournal` is the same)
+    └── SQLiteJournal           a SQLite file several server workers share (sqlite.py)
+
+`query.py` answers `GET /_synthgpt/calls` (filters, pages, JSONL export) through the protocol's `query` and
+`count`, so a new store (Redis, …) is one class implementing `CallJournal`. `record_to_dict` /
+`record_from_dict` are the records' JSON form (the SQLite rows and the JSONL export).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from .memory import KEEP_LIVE, CallRecord, Journal, PackedRecord, unpack
+from .sqlite import SQLiteJournal, record_from_dict, record_to_dict
+
+__all__ = [
+    "KEEP_LIVE",
+    "CallJournal",
+    "CallRecord",
+    "Journal",
+    "MemoryJournal",
+    "PackedRecord",
+    "SQLiteJournal",
+    "record_from_dict",
+    "record_to_dict",
+    "unpack",
+]
+
+MemoryJournal = Journal
+"""The in-memory journal by the name that says so (`Journal` stays its public name)."""
+
+
+@runtime_checkable
+class CallJournal(Protocol):
+    """A journal of calls. `add` numbers and stores a record in one step (calls from many threads keep
+    the order of their indices); `total` counts every call ever added, `len()` those still kept."""
+
+    def add(self, build: Callable[[int], CallRecord]) -> CallRecord: ...
+
+    def query(
+        self,
+        *,
+        rule: str | None = None,
+        api: str | None = None,
+        model: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> list[CallRecord]:
+        """Records in call order whose fields match the glob patterns given, from `offset`, at most
+        `limit`."""
+        ...
+
+    def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int: ...
+
+    def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]: ...
+
+    def clear(self) -> None:
+        """Forget every record; `total` (and so the next index) is kept."""
+        ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def maxlen(self) -> int: ...
+
+    def __len__(self) -> int: ...

@@ -1,0 +1,236 @@
+"""The one path from a request's bytes to its answer, shared by the server, `render` and the transports.
+
+    raw ──parse──▶ JSON ──codec.decode──▶ ModelRequest ──served?──▶ mock.resolve ──encode──▶ Answered
+           │                  │                           │              │
+           └ 400              └ 400 (404: unknown         └ 404          └ 400 no rule matched,
+                                previous_response_id)                      500 a rule that cannot answer
+
+`answer(mock, codec, raw, headers, params)` runs it and returns an `Answered`: the status, the headers and
+either the JSON body or the stream's `WirePlan`. It never raises for anything a request or a rule can
+cause: every exception becomes an error answer in the codec's provider shape through ONE table
+(`REFUSALS`), so `render` writes the very answer the server sends. What stays outside is transport:
+reading the body under a size limit (the route, which answers `BodyTooLarge` through `refuse`), admission
+and the first delay (the server waits `first_delay_ms` before sending anything), the response memo.
+
+Request ids and `openai-processing-ms` derive from the seed and the request, never from a clock, so
+headers repeat as bodies do.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .codec.base import WireCodec
+from .codec.common import parse_json_body
+from .codec.errors import error_headers
+from .codec.openai_chat import openai_response_headers
+from .codec.sse import WirePlan, plan_wire
+from .errors import BodyTooLarge, NoRuleMatched, RequestError, SynthGPTError
+from .generation import Generation
+from .mock import MockGPT
+from .model import ErrorSpec
+from .seeding import derive_seed, token_from_seed
+
+__all__ = [
+    "REFUSALS",
+    "Answered",
+    "answer",
+    "codec_headers",
+    "error_answer",
+    "json_bytes",
+    "model_not_found",
+    "processing_ms",
+    "refuse",
+    "request_id",
+    "serves",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What to send for one request: `status`, `headers`, and `body` (JSON bytes) or `wire` (a stream)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+    """The JSON body, compact (empty for a stream)."""
+    wire: WirePlan | None = None
+    """A stream's writes and their delays; `wire.data` is every byte of it."""
+    payload: Any = None
+    """The JSON value `body` encodes (`render` writes it indented)."""
+    generation: Generation | None = None
+    """The engine's answer, when the request reached a rule (error answers drawn by a rule too)."""
+    first_delay_ms: float = 0.0
+    """How long to hold the whole answer back, status line included (the sender's job)."""
+    error_headers: dict[str, str] = field(default_factory=dict)
+    """The headers an error answer adds (`retry-after`, `x-ratelimit-*`) to the codec's own."""
+    failure: str | None = None
+    """Why the request could not be answered (a rule's error *answer* is not a failure)."""
+    exception: Exception | None = None
+    """The exception behind a failure, for the server's log."""
+    replayable: bool = False
+    """Sending these bytes again for the same request is the same answer (see `server.memo`)."""
+
+    @property
+    def data(self) -> bytes:
+        """Every byte of the body, as a client that waited for the end would read it."""
+        return self.wire.data if self.wire is not None else self.body
+
+
+REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
+    (BodyTooLarge, 413, "invalid_request_error", "request_too_large"),
+    (RequestError, 400, None, None),  # its own param and code; a `status` attribute wins (404)
+    (NoRuleMatched, 400, "invalid_request_error", "no_rule_matched"),
+    (SynthGPTError, 500, "server_error", "rule_error"),  # a rule that cannot answer: the rule file's fault
+    (Exception, 500, "server_error", None),  # a bug: answered in shape, its details only in the log
+)
+"""Exception kind -> (status, error type, error code): the first row the exception is an instance of."""
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+_HEX = "0123456789abcdef"
+
+
+def json_bytes(value: Any) -> bytes:
+    return _ENCODER.encode(value).encode()
+
+
+def request_id(seed: int, *key: object) -> str:
+    """`req_` + 32 hex digits derived from the engine seed and what identifies the request."""
+    return "req_" + token_from_seed(derive_seed(seed, "request-id", *key), 32, _HEX)
+
+
+def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:
+    return 40 + derive_seed("processing-ms", rid) % 360 + int(first_delay_ms)
+
+
+def codec_headers(codec: WireCodec, rid: str, ms: int) -> dict[str, str]:
+    """The codec's own per-answer headers (`response_headers`, optional), else the OpenAI set."""
+    # getattr rather than an isinstance check on a runtime-checkable Protocol: on Python 3.11 that walks
+    # the protocol's attributes on every call (~10 us per answer)
+    own = getattr(codec, "response_headers", None)
+    if own is not None:
+        headers: dict[str, str] = own(rid, ms)
+        return headers
+    return openai_response_headers(rid, ms)
+
+
+def model_not_found(model: str) -> ErrorSpec:
+    return ErrorSpec(
+        status=404,
+        message=f"The model `{model}` does not exist or you do not have access to it.",
+        type="invalid_request_error",
+        code="model_not_found",
+    )
+
+
+def serves(mock: MockGPT, model: str) -> bool:
+    """The rules serve `model`: they name no models, or one of their patterns matches it."""
+    models = mock.rules.models
+    return not models or any(fnmatch.fnmatchcase(model, pattern) for pattern in models)
+
+
+def answer(
+    mock: MockGPT,
+    codec: WireCodec,
+    raw: bytes,
+    headers: Mapping[str, str],
+    params: Mapping[str, str],
+    *,
+    path: str = "",
+    stream: bool = False,
+) -> Answered:
+    """The answer to one request body: parse, decode, check the model is served, resolve, encode.
+
+    `path` is the request's path (it keys the request id of answers that fail before decoding, as the
+    server has always done); `stream` answers as a stream whatever the body says (`render --stream`).
+    Exceptions raised while *encoding* an answer are bugs in a codec and propagate.
+    """
+    try:
+        body = parse_json_body(raw)
+        if stream and isinstance(body, dict):
+            body = {**body, "stream": True}
+        req = codec.decode(body, headers, params)
+        rid = request_id(mock.seed, req.api, req.fingerprint())
+        if not serves(mock, req.model):
+            spec = model_not_found(req.model)
+            return error_answer(codec, spec, 404, rid, failure=spec.message)
+        generation = mock.resolve(req)
+    except Exception as exc:
+        return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
+    return _encode(codec, generation, rid, _replayable(codec, body))
+
+
+def refuse(mock: MockGPT, codec: WireCodec, exc: Exception, *key: object) -> Answered:
+    """The error answer for `exc`, by `REFUSALS`; `key` identifies the request for its request id."""
+    rid = request_id(mock.seed, *key)
+    for kind, status, etype, code in REFUSALS:
+        if not isinstance(exc, kind):
+            continue
+        if kind is RequestError:
+            assert isinstance(exc, RequestError)
+            return error_answer(codec, exc, getattr(exc, "status", status), rid, failure=exc.message,
+                                exception=exc)  # fmt: skip
+        if kind is Exception:  # the message may hold internals: the body says only that it failed
+            spec = ErrorSpec(status=status, type=etype)
+            failure = f"{type(exc).__name__}: {exc}"
+            return error_answer(codec, spec, status, rid, failure=failure, exception=exc)
+        spec = ErrorSpec(status=status, message=str(exc), type=etype, code=code)
+        return error_answer(codec, spec, status, rid, failure=str(exc).split("\n")[0], exception=exc)
+    raise AssertionError("REFUSALS ends with Exception")  # pragma: no cover
+
+
+def error_answer(
+    codec: WireCodec,
+    error: ErrorSpec | RequestError,
+    status: int,
+    rid: str,
+    *,
+    first_delay_ms: float = 0.0,
+    generation: Generation | None = None,
+    failure: str | None = None,
+    exception: Exception | None = None,
+) -> Answered:
+    """The provider-shaped error answer; an ErrorSpec also brings its retry and rate-limit headers."""
+    headers = codec_headers(codec, rid, processing_ms(rid, first_delay_ms))
+    extra = error_headers(error) if isinstance(error, ErrorSpec) else {}
+    headers.update(extra)
+    body = codec.error_body(error, status)
+    if body.get("request_id", "") is None:  # providers that echo the request id in error bodies (Anthropic)
+        body["request_id"] = rid
+    return Answered(status, headers, json_bytes(body), payload=body, generation=generation,
+                    first_delay_ms=first_delay_ms, error_headers=extra, failure=failure,
+                    exception=exception)  # fmt: skip
+
+
+def _encode(codec: WireCodec, generation: Generation, rid: str, replayable: bool) -> Answered:
+    output, req = generation.output, generation.request
+    plan = output.stream
+    delay = plan.first_delay_ms
+    if output.error is not None:
+        return error_answer(codec, output.error, output.error.status, rid, first_delay_ms=delay,
+                            generation=generation)  # fmt: skip
+    headers = codec_headers(codec, rid, processing_ms(rid, delay))
+    # kept only for answers sent whole and at once, that no call order and no codec state shaped
+    replayable = replayable and generation.replayable and delay == 0
+    if req.stream:
+        headers["cache-control"] = "no-cache"
+        headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
+        # the first delay holds back the whole answer (the sender waits it), not the first frame
+        rest = plan if delay == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
+        wire = plan_wire(codec.frames(output, req), rest, codec, output, req)
+        return Answered(200, headers, wire=wire, generation=generation, first_delay_ms=delay,
+                        replayable=replayable)  # fmt: skip
+    payload = codec.body(output, req)
+    return Answered(200, headers, json_bytes(payload), payload=payload, generation=generation,
+                    first_delay_ms=delay, replayable=replayable)  # fmt: skip
+
+
+def _replayable(codec: WireCodec, body: Any) -> bool:
+    """The codec's own say (optional `replayable(body)`): a body whose answer reads codec state is not."""
+    check = getattr(codec, "replayable", None)
+    return True if check is None else bool(check(body))
