@@ -42,6 +42,7 @@ from .model import (
     ToolChoice,
     Usage,
 )
+from .profiles import ModelProfile
 from .rules import Rule, RuleSet, matchers
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ __all__ = [
     "Message",
     "MockGPT",
     "ModelOutput",
+    "ModelProfile",
     "ModelRequest",
     "NoRuleMatched",
     "ReasoningPart",

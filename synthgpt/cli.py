@@ -3,7 +3,8 @@
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
                    [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
-                   [--access-log] [--log-level LEVEL] [--log-format text|json] [--no-request-log]
+                   [--context-window N] [--access-log] [--log-level LEVEL] [--log-format text|json]
+                   [--no-request-log]
     synthgpt init [PATH]           write a starter rule file that keeps the built-in behaviour
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
@@ -107,6 +108,9 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
+                       help="tokens every model's prompt and answer share (a rule file's model profiles "
+                            "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
@@ -166,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         watch=args.watch,
         journal_size=args.journal_size,
         journal=args.journal,
+        context_window=args.context_window,
         access_log=args.access_log,
         log_level=args.log_level,
         log_format=args.log_format,

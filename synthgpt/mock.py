@@ -2,24 +2,45 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeAlias
 
 from ._validation import check_engine_args
 from .clock import Clock, FixedClock, parse_clock
-from .errors import ContextWindowExceeded, DrawError, SynthGPTError
+from .errors import DrawError, SynthGPTError
 from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallJournal, CallRecord, Journal, PackedRecord
-from .model import ApiKind, Choice, ModelOutput, ModelRequest, ReasoningPart, TextOut, ToolCallPart, Usage
+from .journal import CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .model import (
+    ApiKind,
+    Choice,
+    ErrorSpec,
+    Fault,
+    ModelOutput,
+    ModelRequest,
+    ReasoningPart,
+    StreamPlan,
+    TextOut,
+    ToolCallPart,
+    Usage,
+)
+from .profiles import output_limit, profile_for
+from .request_checks import check_answerable
 from .rules.rule import Rule, RuleSet
+from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
-__all__ = ["MockGPT"]
+__all__ = ["FinishError", "MockGPT", "OnFinish"]
+
+FinishError: TypeAlias = "BaseException | ErrorSpec | Fault | None"
+"""What went wrong in a call, as `on_finish` is told: the exception that refused it (no record then), the
+HTTP error it answered with, the fault that ended its stream, or None."""
+OnFinish: TypeAlias = "Callable[[CallRecord | None, FinishError, bool], None]"
 
 
 class MockGPT:
@@ -39,6 +60,7 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        on_finish: OnFinish | None = None,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -53,6 +75,11 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size)
         self.context_window = context_window
+        if on_finish is not None and not callable(on_finish):
+            raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
+        self.on_finish = on_finish
+        """Called once per call when it has ended: `on_finish(record, error, cancelled)` (see `finish`)."""
+        self._finishing = threading.Lock()
 
     @property
     def journal(self) -> CallJournal:
@@ -88,7 +115,51 @@ class MockGPT:
     def generate(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
     ) -> ModelOutput:
-        return self.resolve(request, api=api).output
+        """The answer to `request`; the call is finished (`on_finish`) when it is returned or refused."""
+        try:
+            drawn = self.resolve(request, api=api)
+        except SynthGPTError as exc:
+            self.finish(None, exc)
+            raise
+        out, record = drawn.output, drawn.record
+        # a streamed answer's planned fault ends its stream; a body has none
+        self.finish(record, out.error or (out.stream.ending() if record.request.stream else None))
+        return out
+
+    def finish(
+        self,
+        record: CallRecord | None,
+        error: FinishError = None,
+        cancelled: bool = False,
+        *,
+        frames_sent: int | None = None,
+    ) -> None:
+        """End a call: record how its answer was delivered, then call `on_finish(record, error, cancelled)`.
+
+        Once per call, whichever way it ended: `generate()` finishes its calls itself; the server finishes
+        a JSON answer when it is built and a stream when its last frame went out, the client hung up
+        (`cancelled`, with the frames sent so far) or a fault ended it (`error` is the Fault). A call
+        refused before it had a record (a bad request, no rule matched, a failed draw) is finished with
+        `record=None` and the exception. Finishing a record twice does nothing the second time.
+        """
+        if record is not None:
+            delivery = record.delivery
+            with self._finishing:
+                if delivery.finished:
+                    return
+                delivery.finished = True
+            delivery.outcome = (
+                "cancelled" if cancelled
+                else "error" if isinstance(error, ErrorSpec | BaseException)
+                else "fault" if isinstance(error, Fault)
+                else "done"
+            )  # fmt: skip
+            if frames_sent is not None:
+                delivery.frames_sent = frames_sent
+            self.journal.finished(record)
+        hook = self.on_finish
+        if hook is not None:
+            hook(record, error, cancelled)
 
     def resolve(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
@@ -109,15 +180,10 @@ class MockGPT:
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
+        check_answerable(req)  # the same refusals as over HTTP
         prompt_tokens = self.prompt_tokens(req)
-        limit = req.max_output_tokens
-        if self.context_window is not None:
-            reserve = limit or 0
-            # a prompt that fills the window leaves no room for even one output token
-            if prompt_tokens + max(reserve, 1) > self.context_window:
-                raise ContextWindowExceeded(prompt_tokens, reserve, self.context_window)
-            if limit is None:
-                limit = self.context_window - prompt_tokens  # the answer stops where the window ends
+        profile = profile_for(self.rules.profiles, req.model) if self.rules.profiles else None
+        limit = output_limit(req, prompt_tokens, profile, self.context_window)
         resolved = self.rules.resolve(req)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
@@ -126,7 +192,8 @@ class MockGPT:
         captures, call_index = resolved.captures, resolved.call_index
         try:
             out = self._draw(
-                req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads
+                req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads,
+                thinks=profile is not None and profile.reasoning,
             )
         except BaseException:
             rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
@@ -142,6 +209,7 @@ class MockGPT:
                 at=now,
                 duration_ms=(time.perf_counter() - started) * 1000.0,
                 captures=dict(resolved.captures),
+                delivery=_delivery(req, out),
             )
             rule._record(record)
             return record
@@ -175,6 +243,7 @@ class MockGPT:
                 at=record.at,
                 duration_ms=(time.perf_counter() - started) * 1000.0,
                 captures=dict(record.captures),
+                delivery=_delivery(record.request, record.output),
             )
             rule._record(again)
             return again
@@ -219,15 +288,17 @@ class MockGPT:
         limit: int | None,
         *,
         order_reads: list[int] | None = None,
+        thinks: bool = False,
     ) -> ModelOutput:
         stream = rule.stream
         error = rule.error
         fixed_usage: dict[str, int] | None = None
         choices: list[Choice] = []
         embeddings: tuple[tuple[float, ...], ...] = ()
+        view = without_triggers(req)  # what the answer is drawn from: triggers steer, they are not asked
         for i in range(req.n):
             ctx = DrawContext(
-                req,
+                view,
                 seed if i == 0 else derive_seed(seed, "choice", i),
                 now=now,
                 captures=captures,
@@ -235,6 +306,7 @@ class MockGPT:
                 call_index=call_index,
                 base_seed=self.seed,
                 order_reads=order_reads,
+                received=req,
             )
             try:
                 value = rule.generator.draw(ctx)
@@ -256,10 +328,12 @@ class MockGPT:
                 value = value.value
             if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
                 embeddings, value = value.vectors, Choice()
-            choice = to_choice(value, ctx)
+            choice = _spelled_by_deltas(to_choice(value, ctx), stream, rule.name)
             if finish is not None:
                 choice = choice.model_copy(update={"finish_reason": finish})
-            if rule.adds_reasoning(req) and not choice.reasoning and error is None:
+            # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
+            auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
+            if auto and not choice.reasoning and error is None:
                 r = Reasoning().draw(ctx.fork("auto-reasoning"))
                 choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
             choices.append(_apply_limit(_apply_stop(choice, req.stop_sequences), limit, cut))
@@ -280,7 +354,7 @@ class MockGPT:
             error=None if error is None else error.model_copy(deep=True),
             model=req.model,
             id_seed=seed,
-            created=int(now),
+            created=int(now) if stream is None or stream.created is None else stream.created,
             rule=rule.name,
             embeddings=embeddings,
         )
@@ -317,6 +391,31 @@ def _apply_stop(choice: Choice, stops: tuple[str, ...]) -> Choice:
             start = end
         kept.append(p)
     return Choice(parts=tuple(kept), finish_reason="stop", stop_sequence=seq)
+
+
+def _delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
+    """How a new record starts: a stream is `streaming` until it is finished."""
+    return Delivery("error" if out.error is not None else "streaming" if req.stream else "done")
+
+
+def _spelled_by_deltas(choice: Choice, plan: StreamPlan | None, rule: str) -> Choice:
+    """A choice whose text the stream plan's explicit deltas spell: an answer without text gets theirs; an
+    answer with other text is the rule's mistake, said now rather than streamed as something else."""
+    if plan is None or plan.deltas is None:
+        return choice
+    joined = "".join(plan.deltas)
+    if not choice.text and not choice.tool_calls:
+        return choice.model_copy(update={"parts": (*choice.parts, TextOut(text=joined))})
+    if choice.text != joined:
+        raise DrawError(
+            f"rule {rule!r}: the stream's deltas spell {_short(joined)} but the answer's text is "
+            f"{_short(choice.text)}; give the deltas alone (they are the text) or make them spell it"
+        )
+    return choice
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _as_ruleset(rules: object) -> RuleSet:

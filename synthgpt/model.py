@@ -531,6 +531,23 @@ class StreamPlan(_Frozen):
     keepalive_every: int | None = Field(default=None, ge=1)
     """Insert an SSE comment every N frames."""
     faults: tuple[Fault, ...] = ()
+    deltas: tuple[str, ...] | None = None
+    """The answer text's stream deltas, one per event, exactly as listed (a character or a citation marker
+    split across deltas): instead of the `chunk_chars` re-cut. They must spell the answer's text; a rule
+    with deltas and no answer answers with that text."""
+    id: str | None = Field(default=None, min_length=1, max_length=256)
+    """The response id, verbatim (`mock-1`), instead of the one derived from the seed."""
+    created: int | None = Field(default=None, ge=0)
+    """The answer's `created` (Unix seconds), instead of the clock reading."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unpinned(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Dumped only when set, so journal records of answers without them read as before.
+        data: dict[str, Any] = handler(self)
+        for key in ("deltas", "id", "created"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @property
     def paced(self) -> bool:
@@ -538,6 +555,11 @@ class StreamPlan(_Frozen):
 
     def fault(self, kind: FaultKind) -> Fault | None:
         return next((f for f in self.faults if f.kind == kind), None)
+
+    def ending(self) -> Fault | None:
+        """The fault that ends a stream (disconnect, truncate or stream_error): the earliest of them."""
+        endings = [f for f in self.faults if f.kind in ("disconnect", "truncate", "stream_error")]
+        return min(endings, key=lambda f: f.after) if endings else None  # min keeps the first of equals
 
 
 class ErrorSpec(_Frozen):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,8 @@ from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
 from .errors import BodyTooLarge, NoRuleMatched, RequestError, SynthGPTError
 from .generation import Generation
-from .mock import MockGPT
+from .journal import CallRecord
+from .mock import FinishError, MockGPT
 from .model import ErrorSpec
 from .seeding import derive_seed, token_from_seed
 
@@ -42,6 +44,8 @@ __all__ = [
     "answer",
     "codec_headers",
     "error_answer",
+    "finish",
+    "finish_answered",
     "json_bytes",
     "model_not_found",
     "processing_ms",
@@ -93,6 +97,7 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
 _HEX = "0123456789abcdef"
+log = logging.getLogger("synthgpt.server")
 
 
 def json_bytes(value: Any) -> bytes:
@@ -158,11 +163,47 @@ def answer(
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not serves(mock, req.model):
             spec = model_not_found(req.model)
+            finish(mock, None, spec)
             return error_answer(codec, spec, 404, rid, failure=spec.message)
         generation = mock.resolve(req)
     except Exception as exc:
+        finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
     return _encode(codec, generation, rid, _replayable(codec, body))
+
+
+def finish(
+    mock: MockGPT,
+    record: CallRecord | None,
+    error: FinishError,
+    cancelled: bool = False,
+    frames_sent: int | None = None,
+) -> None:
+    """`mock.finish(...)`: how a call ended goes to its record and `on_finish`, once. A failing `on_finish`
+    is logged rather than turned into an error answer."""
+    try:
+        mock.finish(record, error, cancelled, frames_sent=frames_sent)
+    except Exception:
+        log.exception("on_finish hook failed")
+
+
+def finish_answered(
+    mock: MockGPT, answered: Answered, *, cancelled: bool = False, frames_sent: int | None = None
+) -> None:
+    """End the call `answered` answers, once it was delivered: its error answer, the fault that ended its
+    stream, or nothing; `cancelled` when the client left first. The sender calls it (the server when the
+    body or the stream's last frame went out, `render` when it wrote the file); refusals were finished by
+    `answer` itself."""
+    drawn = answered.generation
+    if drawn is None:
+        return
+    output = drawn.output
+    error: FinishError = output.error
+    if error is None and answered.wire is not None and not cancelled:
+        error = output.stream.ending()
+        if frames_sent is None:
+            frames_sent = len(answered.wire.frames)
+    finish(mock, drawn.record, error, cancelled, frames_sent)
 
 
 def refuse(mock: MockGPT, codec: WireCodec, exc: Exception, *key: object) -> Answered:

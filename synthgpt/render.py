@@ -33,7 +33,7 @@ from typing import Any, Literal, TextIO
 from .codec.base import WireCodec
 from .errors import SynthGPTError
 from .mock import MockGPT
-from .pipeline import answer
+from .pipeline import answer, finish_answered
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
@@ -120,6 +120,7 @@ def _render_line(
 ) -> Rendered:
     """The server's answer (`pipeline.answer`, as if posted to the API's path), written as a fixture."""
     answered = answer(mock, codec, text.encode(), {}, {}, path=_PATHS[api], stream=stream)
+    finish_answered(mock, answered)  # written whole: delivered
     drawn = answered.generation
     rule, seed = (drawn.rule.name, str(drawn.output.id_seed)) if drawn is not None else (None, None)
     error = None if answered.failure is None else f"line {line}: {answered.failure}"

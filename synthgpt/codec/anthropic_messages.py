@@ -19,13 +19,13 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ..seeding import derive_seed, token_from_seed
 from .anthropic_messages_input import decode_messages_request
 from .base import Frame
 from .common import dumps, private_headers
 from .errors import restate_default
-from .sse import chunk_text
+from .sse import chunk_text, text_deltas
 
 __all__ = [
     "ERROR_TYPES",
@@ -144,9 +144,8 @@ class MessagesCodec:
         start = _message(output, [], None)
         start["usage"] = _usage(output, min(1, output.usage.completion_tokens))
         events: list[Event] = [{"type": "message_start", "message": start}]
-        chunk = output.stream.chunk_chars
         for index, block in enumerate(_blocks(output)):
-            events.extend(_block_events(block, index, chunk))
+            events.extend(_block_events(block, index, output.stream))
             if index == 0:
                 events.insert(2, {"type": "ping"})
         usage = _usage(output, output.usage.completion_tokens)
@@ -227,8 +226,9 @@ def _blocks(output: ModelOutput) -> list[dict[str, Any]]:
     return blocks
 
 
-def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
+def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[Event]:
     kind = block["type"]
+    chunk = plan.chunk_chars
     out: list[Event] = []
     if kind == "thinking":
         out.append(_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
@@ -241,7 +241,7 @@ def _block_events(block: dict[str, Any], index: int, chunk: int) -> list[Event]:
         out.append(_start(index, {"type": "text", "text": ""}))
         out.extend(
             _TextDelta(type="content_block_delta", index=index, delta={"type": "text_delta", "text": d})
-            for d in chunk_text(block["text"], chunk)
+            for d in text_deltas(block["text"], plan)
         )
     else:
         text = block.pop("_json")
@@ -303,7 +303,7 @@ def _message(output: ModelOutput, blocks: list[dict[str, Any]], stop_reason: str
     for b in blocks:
         b.pop("_json", None)
     return {
-        "id": "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22),
+        "id": output.stream.id or "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22),
         "type": "message",
         "role": "assistant",
         "model": output.model,

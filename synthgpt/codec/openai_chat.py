@@ -34,7 +34,7 @@ from ..seeding import derive_seed, token_from_seed
 from .base import Frame
 from .errors import openai_error_body
 from .openai_chat_request import decode_chat_request
-from .sse import chunk_text
+from .sse import chunk_text, text_deltas
 
 __all__ = [
     "ChatCodec",
@@ -65,6 +65,8 @@ def delta_json(delta: dict[str, Any]) -> str:
 
 
 def completion_id(output: ModelOutput) -> str:
+    if output.stream.id is not None:  # pinned by the rule
+        return output.stream.id
     return "chatcmpl-" + token_from_seed(derive_seed(output.id_seed, "chatcmpl"), 29)
 
 
@@ -290,7 +292,12 @@ class ChatCodec:
                 [
                     *(
                         f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
-                        for d in choice_deltas(choice, output.stream.chunk_chars, legacy=legacy)
+                        for d in choice_deltas(
+                            choice,
+                            output.stream.chunk_chars,
+                            pieces=text_deltas(choice.text, output.stream) if output.stream.deltas else None,
+                            legacy=legacy,
+                        )
                     ),
                     _finish_chunk(i, choice, legacy),
                 ]

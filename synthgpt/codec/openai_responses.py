@@ -26,8 +26,8 @@ from .openai_responses_events import (
     UNKNOWN_ITEM_TYPE,
     Event,
     TextDelta,
-    hex_id,
     response_events,
+    response_id,
     response_object,
 )
 from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
@@ -136,7 +136,7 @@ class ResponsesCodec:
             return None
         earlier = conversation_messages(request.messages, bool(request.extra.get("instructions")))
         conversation = (*earlier, *_as_messages(output))
-        return partial(self.store.put, hex_id("resp_", output.id_seed, "response"), conversation)
+        return partial(self.store.put, response_id(output), conversation)
 
     def _remember(self, output: ModelOutput, request: ModelRequest, response: Mapping[str, Any]) -> None:
         if request.extra.get("store") is False or output.error is not None:

@@ -16,13 +16,21 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
-from ..model import ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ..model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ..seeding import derive_seed, token_from_seed
-from .sse import chunk_text
+from .sse import chunk_text, text_deltas
 
 __all__ = [
-    "LOGPROBS_INCLUDE", "UNKNOWN_ITEM_TYPE", "Event", "Status", "TextDelta", "hex_id", "logprobs_asked",
-    "response_events", "response_object",
+    "LOGPROBS_INCLUDE",
+    "UNKNOWN_ITEM_TYPE",
+    "Event",
+    "Status",
+    "TextDelta",
+    "hex_id",
+    "logprobs_asked",
+    "response_events",
+    "response_id",
+    "response_object",
 ]  # fmt: skip
 
 LOGPROBS_INCLUDE = "message.output_text.logprobs"
@@ -38,6 +46,11 @@ Event = dict[str, Any]
 
 
 @lru_cache(maxsize=256)  # pure; one answer asks for its response id several times (events, store)
+def response_id(output: ModelOutput) -> str:
+    """`resp_…` from the answer's seed, or the id its rule pins."""
+    return output.stream.id or hex_id("resp_", output.id_seed, "response")
+
+
 def hex_id(prefix: str, seed: int, *labels: object) -> str:
     """`prefix` + 48 hex digits derived from a seed and labels (the form of every Responses id)."""
     return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
@@ -78,7 +91,7 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     for index, item in enumerate(items):
         if item["type"] == "message" and status == "incomplete":
             item["status"] = "incomplete"
-        events.extend(_item_events(item, index, output.stream.chunk_chars))
+        events.extend(_item_events(item, index, output.stream))
         finished.append(item)
     terminal = "response.completed" if status == "completed" else "response.incomplete"
     events.append({"type": terminal, "response": response_object(output, request, status, finished)})
@@ -158,13 +171,16 @@ def _items(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
     return items
 
 
+_WHOLE = StreamPlan(chunk_chars=1 << 30)
+
+
 def _unknown_position(items: list[dict[str, Any]], after_frames: int) -> int:
     """The first item boundary at or after `after_frames` frames of the healthy stream."""
     frames = 2  # response.created, response.in_progress
     for index, item in enumerate(items):
         if frames >= after_frames:
             return index
-        frames += len(_item_events(item, index, 1 << 30))
+        frames += len(_item_events(item, index, _WHOLE))
     return len(items)
 
 
@@ -176,8 +192,9 @@ def _unknown_item(output: ModelOutput, index: int) -> dict[str, Any]:
     }
 
 
-def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
+def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Event]:
     kind = item["type"]
+    chunk = plan.chunk_chars
     ids = {"item_id": item["id"], "output_index": index}
     out: list[Event] = []
     if kind == "message":
@@ -201,7 +218,7 @@ def _item_events(item: dict[str, Any], index: int, chunk: int) -> list[Event]:
         else:
             out.extend(
                 TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
-                for d in chunk_text(text, chunk)
+                for d in text_deltas(text, plan)
             )
         out.append(
             {
@@ -302,7 +319,7 @@ def response_object(
     usage = output.usage
     reason = {"length": "max_output_tokens", "content_filter": "content_filter"}.get(output.finish_reason)
     response: Event = {
-        "id": hex_id("resp_", output.id_seed, "response"),
+        "id": response_id(output),
         "object": "response",
         "created_at": output.created,
         "status": status,

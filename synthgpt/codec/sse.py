@@ -38,16 +38,18 @@ __all__ = [
     "WirePlan",
     "Write",
     "chunk_text",
+    "ending_fault",
+    "frames_in",
     "iter_bytes",
     "malform",
     "plan_wire",
     "stream_bytes",
+    "text_deltas",
 ]
 
 KEEPALIVE = b": ping\n\n"
 """An SSE comment: every SDK skips it, proxies see traffic."""
 
-_ENDING_KINDS = ("disconnect", "truncate", "stream_error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,22 @@ def chunk_text(text: str, n: int) -> list[str]:
     return pieces
 
 
+def text_deltas(text: str, plan: StreamPlan) -> list[str]:
+    """The stream deltas of an answer's text: the plan's explicit `deltas` where they spell it (cut where
+    the text was cut, by a token limit or a stop sequence), else `text` cut every `chunk_chars`."""
+    deltas = plan.deltas
+    if deltas is not None and text and "".join(deltas).startswith(text):
+        out: list[str] = []
+        left = len(text)
+        for d in deltas:
+            if left <= 0:
+                break
+            out.append(d[:left])
+            left -= len(d)
+        return out
+    return chunk_text(text, plan.chunk_chars)
+
+
 # ----------------------------------------------------------------------------------------------- planning
 
 
@@ -141,9 +159,18 @@ def malform(data: str) -> str:
     return data[: max(1, len(data) // 2)] if len(data) > 1 else "{"
 
 
+def ending_fault(plan: StreamPlan) -> Fault | None:
+    """The fault that ends a stream under `plan` (disconnect, truncate or stream_error), if any."""
+    return plan.ending()
+
+
+def frames_in(data: bytes) -> int:
+    """How many whole SSE events (keep-alive comments aside) the first bytes of a stream hold."""
+    return sum(1 for block in data.split(b"\n\n")[:-1] if block and not block.startswith(b":"))
+
+
 def _ending(plan: StreamPlan) -> Fault | None:
-    endings = [f for f in plan.faults if f.kind in _ENDING_KINDS]
-    return min(endings, key=lambda f: f.after) if endings else None  # min keeps the first of equal ones
+    return plan.ending()
 
 
 def plan_wire(

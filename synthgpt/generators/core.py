@@ -45,7 +45,8 @@ class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
     __slots__ = (
-        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "now", "request", "rule", "seed"
+        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "now", "received", "request", "rule",
+        "seed",
     )  # fmt: skip
 
     def __init__(
@@ -59,8 +60,12 @@ class DrawContext:
         call_index: int = 0,
         base_seed: int = 0,
         order_reads: list[int] | None = None,
+        received: ModelRequest | None = None,
     ) -> None:
         self.request = request
+        self.received = request if received is None else received
+        """The request as it arrived, triggers and all; `request` is what content is drawn from (the engine
+        takes `!MOCK_…!` triggers out of it, so no generated text can quote one)."""
         self.seed = seed
         self.now = now
         self.captures: Mapping[str, str] = captures or {}
@@ -100,6 +105,7 @@ class DrawContext:
             call_index=self._call_index,
             base_seed=self.base_seed,
             order_reads=self._order_reads,
+            received=self.received,
         )
 
     def __repr__(self) -> str:

@@ -1,9 +1,15 @@
 """Tool-call arguments that echo the request: a model asked "weather in Lisbon?" calls with `city: "Lisbon"`.
 
 Schema-driven arguments are valid but random; a real model fills the obvious fields from what the user
-said. Only plain top-level string properties are filled (no enum, const, format or pattern to break), only
-when the value fits their length bounds, and only from the last user message, so the result stays a pure
-function of the request.
+said. Only plain top-level string properties are filled (no enum, const, format or pattern to break; a
+URL may fill a `uri` field and an address an `email` one), only when the value fits their length bounds,
+and only from the last user message, so the result stays a pure function of the request.
+
+Besides places and queries, fields named for a command, a path, a URL, an email address or a quantity
+take what the message gives of that kind ("run `ls -la` in /tmp" → `command: "ls -la"`, `workdir:
+"/tmp"`; see `message_values`), a text-like field (`text`, `message`, `title`, …) a quoted string, and a
+required string field named for nothing takes a quoted string when the message has one to spare. A
+field keeps its seeded value when the message has nothing that fits.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .message_values import MessageValues
 from .prose import topic
 
 __all__ = ["fill_from_request", "place_name"]
@@ -26,6 +33,25 @@ _TO_FIELDS = frozenset(
 _QUERY_FIELDS = frozenset(
     "query q search search_query search_term term terms keywords keyword topic subject question".split()
 )
+_COMMAND_FIELDS = frozenset(
+    "command cmd commandline shellcommand shell script bash exec commandtorun".split()
+)
+_DIR_FIELDS = frozenset(
+    "workdir workingdirectory workingdir cwd dir directory folder dirpath directorypath folderpath basedir"
+    .split()
+)
+_FILE_FIELDS = frozenset("path file filepath filename pathname document filetoread targetpath".split())
+_URL_FIELDS = frozenset("url uri link href endpoint website webpage site pageurl imageurl".split())
+_EMAIL_FIELDS = frozenset("email emailaddress recipient recipientemail to cc bcc".split())
+_QUANTITY_FIELDS = frozenset(
+    "amount quantity size duration timeout distance weight length height width volume temperature interval "
+    "delay price budget memory disk".split()
+)
+_TEXT_FIELDS = frozenset(
+    "text message content body title subject name note notes comment caption label prompt input value string "
+    "newname newtitle reply answer".split()
+)
+_FORMATS = {"uri": "url", "url": "url", "iri": "url", "email": "email", "idn-email": "email"}
 _NAME = r"[A-Z][\w'-]*[a-z][\w'-]*|[A-Z]{2,}"
 # A place is a capitalised phrase after a locative word: "in Lisbon", "to New York", "from São Paulo".
 _PLACE = re.compile(rf"\b(in|at|to|from|for|near|around)\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)")
@@ -45,8 +71,10 @@ def _places(text: str) -> tuple[str | None, dict[str, str]]:
     return next(iter(out.values()), None), out
 
 
-def _fits(value: str, prop: dict[str, Any]) -> bool:
-    if prop.get("type") != "string" or {"enum", "const", "format", "pattern"} & prop.keys():
+def _fits(value: str, prop: dict[str, Any], kind: str = "") -> bool:
+    if prop.get("type") != "string" or {"enum", "const", "pattern"} & prop.keys():
+        return False
+    if "format" in prop and _FORMATS.get(prop["format"]) != (kind or None):
         return False
     lo, hi = prop.get("minLength", 0), prop.get("maxLength")
     return isinstance(lo, int) and len(value) >= lo and (not isinstance(hi, int) or len(value) <= hi)
@@ -60,20 +88,80 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     place, places = _places(last_user)  # one scan: `place` is what `place_name` gives
     about = topic(last_user)
     subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
+    given = _Given(MessageValues.of(last_user))
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
     out = dict(args)
+    left: list[str] = []  # required string fields named for nothing: a quoted string to spare may fill them
     for key in args:
         prop = props.get(key)
         if not isinstance(prop, dict):
             continue
         field = re.sub(r"[^a-z]", "", key.lower())  # origin_city, originCity and origincity alike
+        kind, value = given.for_field(field, prop)
+        if value is not None:
+            out[key] = value
+            continue
+        if kind:  # named for a kind the message does not give: the seeded value stays
+            continue
         if field in _FROM_FIELDS:
             value = places.get("from")
         elif field in _TO_FIELDS:  # "to Tokyo", "for Tokyo", else the one place named ("in Lisbon")
             value = places.get("to") or places.get("for") or (place if "from" not in places else None)
         elif field in _PLACE_FIELDS:
             value = place
+        elif field in _QUERY_FIELDS:
+            value = given.take("quoted", prop) or subject
         else:
-            value = subject if field in _QUERY_FIELDS else None
+            if key in required and prop.get("type") == "string":
+                left.append(key)
+            value = None
         if value is not None and _fits(value, prop):
             out[key] = value
+    for key in left:
+        value = given.take("quoted", props[key])
+        if value is not None:
+            out[key] = value
     return out
+
+
+class _Given:
+    """The message's values, each handed to one field at most."""
+
+    def __init__(self, values: MessageValues) -> None:
+        self._left = {
+            "command": list(values.commands),
+            "path": list(values.paths),
+            "url": list(values.urls),
+            "email": list(values.emails),
+            "quoted": list(values.quoted),
+            "quantity": list(values.quantities),
+        }
+
+    def take(self, kind: str, prop: dict[str, Any], prefer: Any = None) -> str | None:
+        """The first unused value of `kind` that fits `prop` (one `prefer` likes, if any), now used."""
+        items = self._left[kind]
+        fitting = [v for v in items if _fits(v, prop, kind)]
+        if not fitting:
+            return None
+        value = next((v for v in fitting if prefer(v)), fitting[0]) if prefer is not None else fitting[0]
+        items.remove(value)
+        return value
+
+    def for_field(self, field: str, prop: dict[str, Any]) -> tuple[str, str | None]:
+        """(the kind `field` is named for, or "", and the value the message gives of that kind)."""
+        if field in _COMMAND_FIELDS:
+            return "command", self.take("command", prop)
+        if field in _DIR_FIELDS:  # a directory rather than a file, when both are named
+            return "path", self.take("path", prop, prefer=lambda v: "." not in v.rsplit("/", 1)[-1])
+        if field in _FILE_FIELDS:
+            return "path", self.take("path", prop, prefer=lambda v: "." in v.rsplit("/", 1)[-1])
+        if field in _URL_FIELDS:
+            return "url", self.take("url", prop)
+        if field in _EMAIL_FIELDS and (field != "to" or self._left["email"]):  # `to` is a trip's end too
+            return "email", self.take("email", prop)
+        if field in _QUANTITY_FIELDS:
+            return "quantity", self.take("quantity", prop)
+        if field in _TEXT_FIELDS:
+            return "text", self.take("quoted", prop)
+        return "", None

@@ -14,15 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from .memory import KEEP_LIVE, CallRecord, Journal, PackedRecord, unpack
+from .memory import KEEP_LIVE, CallRecord, Delivery, Journal, Outcome, PackedRecord, unpack
 from .sqlite import SQLiteJournal, record_from_dict, record_to_dict
 
 __all__ = [
     "KEEP_LIVE",
     "CallJournal",
     "CallRecord",
+    "Delivery",
     "Journal",
     "MemoryJournal",
+    "Outcome",
     "PackedRecord",
     "SQLiteJournal",
     "record_from_dict",
@@ -60,6 +62,10 @@ class CallJournal(Protocol):
 
     def clear(self) -> None:
         """Forget every record; `total` (and so the next index) is kept."""
+        ...
+
+    def finished(self, record: CallRecord) -> None:
+        """`record`'s call has ended (`record.delivery` says how): a store keeping copies updates its own."""
         ...
 
     @property

@@ -11,14 +11,36 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from .. import model as _model
 from ..model import ModelOutput, ModelRequest
 
-__all__ = ["CallRecord", "Journal", "PackedRecord", "unpack"]
+__all__ = ["CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord", "unpack"]
+
+Outcome = Literal["streaming", "done", "error", "fault", "cancelled"]
+
+
+class Delivery:
+    """How a call's answer reached the client: the one part of a record that changes after it is stored.
+
+    A stream is journaled when it starts (`streaming`) and finished when it ends: `done`, `error` (an HTTP
+    error answer), `fault` (a planned disconnect, truncation or mid-stream error ended it) or `cancelled`
+    (the client hung up first), with the number of SSE frames sent. Shared by every holder of the record
+    (the journal, the rule's history, the caller), so all of them see the end.
+    """
+
+    __slots__ = ("finished", "frames_sent", "outcome")
+
+    def __init__(self, outcome: Outcome = "done", frames_sent: int | None = None) -> None:
+        self.outcome: Outcome = outcome
+        self.frames_sent = frames_sent
+        self.finished = False
+
+    def __repr__(self) -> str:
+        return f"Delivery({self.outcome!r}, frames_sent={self.frames_sent})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +57,21 @@ class CallRecord:
     duration_ms: float = field(compare=False)
     """Real time spent generating: journal metadata only, never part of an answer."""
     captures: dict[str, str] = field(default_factory=dict)
+    delivery: Delivery = field(default_factory=Delivery, compare=False, repr=False)
+    """How the answer was delivered (see `Delivery`): metadata, excluded from equality."""
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.delivery.outcome
+
+    @property
+    def frames_sent(self) -> int | None:
+        """SSE frames sent, for a streamed answer that has ended; None otherwise."""
+        return self.delivery.frames_sent
+
+    @property
+    def cancelled(self) -> bool:
+        return self.delivery.outcome == "cancelled"
 
     @property
     def api(self) -> str:
@@ -62,11 +99,12 @@ class PackedRecord:
     captures: dict[str, str]
     payload: bytes
     """pickle of (request, output)"""
+    delivery: Delivery = field(default_factory=Delivery)
 
     def unpack(self) -> CallRecord:
         request, output = pickle.loads(self.payload)  # bytes this journal pickled itself
         return CallRecord(self.index, request, self.rule, self.seed, output, self.at, self.duration_ms,
-                          self.captures)  # fmt: skip
+                          self.captures, self.delivery)  # fmt: skip
 
 
 def _restore(
@@ -177,12 +215,18 @@ class Journal:
                     payload, again = self._payloads.of(r)
                 except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
                     return
-                packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload)
+                packed = PackedRecord(
+                    r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery
+                )
                 records[-KEEP_LIVE - 1] = packed
                 # a replayed call's request and output live on in the answer kept for replays: packing
                 # its rule's copy frees nothing, and costs the replay path several µs in a live server
                 if self.on_pack is not None and not again:
                     self.on_pack(r, packed)
+
+    def finished(self, record: CallRecord) -> None:
+        """`record`'s delivery has ended. Kept in memory, the record already shows it (its `Delivery` is
+        shared); a journal that stores copies (SQLite) writes the outcome there."""
 
     @property
     def total(self) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import ModelOutput, ModelRequest
-from .memory import CallRecord, Journal
+from .memory import CallRecord, Delivery, Journal
 
 __all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict", "sql_glob"]
 
@@ -57,6 +57,8 @@ def record_to_dict(record: CallRecord) -> dict[str, Any]:
         "at": record.at,
         "duration_ms": record.duration_ms,
         "captures": dict(record.captures),
+        "outcome": record.outcome,
+        "frames_sent": record.frames_sent,
         "request": record.request.model_dump(mode="json", by_alias=True),
         "output": record.output.model_dump(mode="json"),
     }
@@ -72,6 +74,7 @@ def record_from_dict(data: Mapping[str, Any]) -> CallRecord:
         at=float(data["at"]),
         duration_ms=float(data.get("duration_ms", 0.0)),
         captures=dict(data.get("captures", {})),
+        delivery=Delivery(data.get("outcome", "done"), data.get("frames_sent")),
     )
 
 
@@ -193,6 +196,17 @@ class SQLiteJournal(Journal):
              record.duration_ms, os.getpid(), payload),
         )
         conn.execute("DELETE FROM calls WHERE id <= (SELECT MAX(id) FROM calls) - ?", (self._maxlen,))
+
+    def finished(self, record: CallRecord) -> None:
+        """Write how `record`'s call ended into its row (other processes read the file, not the object)."""
+        if self._maxlen == 0:
+            return
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE calls SET record = json_set(record, '$.outcome', ?, '$.frames_sent', ?)"
+                " WHERE idx = ?",
+                (record.outcome, record.frames_sent, record.index),
+            )
 
     @property
     def total(self) -> int:

@@ -38,7 +38,7 @@ from .matchers import (
     where,
 )
 from .rule import Rule, RuleSet
-from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers
+from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers, without_triggers
 
 __all__ = [
     "BUILTIN_PARTS",
@@ -85,15 +85,6 @@ _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
 _CONTENT_NAMES = frozenset(name for name, _, _ in _CONTENT)
 
 
-def _without_triggers(req: ModelRequest, text: str) -> ModelRequest:
-    for i in range(len(req.messages) - 1, -1, -1):
-        if req.messages[i].role == "user":
-            msgs = list(req.messages)
-            msgs[i] = msgs[i].model_copy(update={"content": text})
-            return req.model_copy(update={"messages": tuple(msgs)})
-    return req
-
-
 class TriggerAnswer(Generator[Answer]):
     """The answer for a message with triggers: the regular content, delivered as the triggers say.
 
@@ -126,12 +117,12 @@ class TriggerAnswer(Generator[Answer]):
         return gen.draw(inner)
 
     def draw(self, ctx: DrawContext) -> Answer:
-        req = ctx.request
+        req = ctx.received  # the engine draws from a request without triggers; they are read here
         trig = parse_triggers(req.last_user)
         error = trig.error_spec()
         if error is not None:
             return Answer(None, stream=trig.stream_plan(), error=error)
-        clean = _without_triggers(req, strip_triggers(req.last_user, trig))
+        clean = without_triggers(ctx.request)  # the engine's view already is: then it is returned as is
         inner = ctx.with_request(clean)
         # Tool triggers ask for calls once per turn: once results are back, the loop must be able to end.
         value: Any

@@ -30,6 +30,7 @@ from ..generators import answer
 from ..generators.core import Generator
 from ..generators.registry import REGISTRY
 from ..generators.reply import Reply
+from ..profiles import ModelProfile, as_profiles
 from .build import Builder
 from .defaults import BUILTIN_PARTS, TriggerAnswer, builtin_rules
 from .locations import NodePath, RuleFileError, SourceMap, parse_source
@@ -70,6 +71,9 @@ class LoadedRules:
     seed: int | None = None
     clock: Clock | None = None
     models: tuple[str, ...] = ()
+    """Model names served (profiles' names included)."""
+    profiles: tuple[ModelProfile, ...] = ()
+    """The `models:` entries that are profiles (context window, maximum output, reasoning)."""
     files: tuple[Path, ...] = ()
     """Every file read, includes too (what `serve --watch` watches)."""
     origins: dict[str, RuleOrigin] = field(default_factory=dict)
@@ -160,7 +164,7 @@ class _Loader:
         self.origins: dict[str, RuleOrigin] = {}
         self.files: list[Path] = []
         self.seen: set[Path] = set()
-        self.models: list[str] = []
+        self.models: list[str | ModelProfile] = []
         self.settings: dict[str, _Setting] = {}
         self.top_index = -1
         self.builtin: set[str] = set()
@@ -173,14 +177,15 @@ class _Loader:
                 rule.generator.content_rules = tuple(self.rules[i + 1 :])
         if self.errors:
             raise RuleFileError.collect(self.errors)
-        models = tuple(self.models)
+        names, profiles = as_profiles(self.models)
         seed = self.settings.get("seed")
         clock = self.settings.get("clock")
         return LoadedRules(
-            ruleset=RuleSet(self.rules, models=models),
+            ruleset=RuleSet(self.rules, models=self.models),
             seed=None if seed is None else int(seed.value),
             clock=None if clock is None else clock.value,
-            models=models,
+            models=names,
+            profiles=profiles,
             files=tuple(self.files),
             origins=dict(self.origins),
             builtin=frozenset(self.builtin),
@@ -311,9 +316,11 @@ class _Loader:
                 self.errors.append(smap.error((name,), f"`{name}` is set differently in {have.where}; "
                                                         "set it in one file only"))
             # else: the same command-line file, whose own value was read before its includes': it stays
-        for name in top.models:
-            if name not in self.models:
-                self.models.append(name)
+        known = {m if isinstance(m, str) else m.name for m in self.models}
+        for entry in top.models:  # the first file to name a model decides its profile
+            if (entry if isinstance(entry, str) else entry.name) not in known:
+                self.models.append(entry)
+                known.add(entry if isinstance(entry, str) else entry.name)
 
     def builtin_names(self) -> set[str]:
         return {name for part in self.builtin for name in _builtin_names(part)}
@@ -368,8 +375,8 @@ class _Loader:
                 key=True,
             )
         if not given:
-            if spec.error is not None:
-                return None
+            if spec.error is not None or (spec.stream is not None and spec.stream.deltas is not None):
+                return None  # an error, or explicit deltas (they are the text), answer by themselves
             label = f"rule {rule_name!r}" if steps_allowed else what
             raise b.fail(at, f"{label} has no answer: give `output`, `generate`, `template`, `schema`"
                              + (", `script` or `sequence`" if steps_allowed else "") + ", or an `error`")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
+from ..profiles import ModelProfile, as_profiles
 from .matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class Rule:
     ) -> None:
         if not isinstance(name, str) or not name:
             raise RuleError("a rule needs a non-empty name")
-        if answer is None and error is None:
+        if answer is None and error is None and not _has_deltas(stream):
             raise RuleError(f"rule {name!r}: give an answer (a generator or a value) or an error")
         if isinstance(answer, Matcher):
             raise RuleError(
@@ -156,10 +157,13 @@ class Resolved:
 class RuleSet:
     """An ordered list of rules: the first whose matcher matches (and has calls left) answers."""
 
-    def __init__(self, rules: Iterable[Rule] = (), *, models: Sequence[str] = ()) -> None:
+    def __init__(
+        self, rules: Iterable[Rule] = (), *, models: Sequence[str | ModelProfile | Mapping[str, Any]] = ()
+    ) -> None:
         self.rules: list[Rule] = []
-        self.models = tuple(models)
-        """Model names the rules serve; empty means any model is accepted."""
+        self.models, self.profiles = as_profiles(models)
+        """Model names the rules serve (empty: any model is accepted), and the profiles among them
+        (`ModelProfile`: context window, maximum output, reasoning by default)."""
         for r in rules:
             self.add(r)
 
@@ -210,3 +214,9 @@ class RuleSet:
 
 # Choice is re-exported so `Rule("x", m.always(), Choice(...))` reads naturally with one import.
 __all__ += ["Answer", "Choice"]
+
+
+def _has_deltas(stream: object) -> bool:
+    """A stream plan with explicit deltas is an answer by itself: they are its text."""
+    deltas = stream.get("deltas") if isinstance(stream, dict) else getattr(stream, "deltas", None)
+    return deltas is not None

@@ -17,10 +17,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+)
 
 from ..errors import suggest
 from ..model import ErrorSpec, FinishReason, StreamPlan
+from ..profiles import ModelProfile
 from .locations import NodePath, RuleFileError, SourceMap
 
 __all__ = [
@@ -122,6 +132,18 @@ class RuleSpec(_Answer):
     )
 
 
+def _model_entry_kind(value: Any) -> str:
+    return "a model profile" if isinstance(value, dict | ModelProfile) else "a model name"
+
+
+# A name or a profile, told apart by shape, so a wrong profile is reported as such (not also as "not a
+# string"); the tags are not identifiers, so error locations skip them as they skip other union members.
+_ModelEntry = Annotated[
+    Annotated[str, Tag("a model name")] | Annotated[ModelProfile, Tag("a model profile")],
+    Discriminator(_model_entry_kind),
+]
+
+
 class RuleFileSpec(_Spec):
     """A synthgpt rule file."""
 
@@ -132,7 +154,11 @@ class RuleFileSpec(_Spec):
             {"anyOf": [{"type": "string", "pattern": r"^(fixed(:.+)?|step:.*|system)$"}, {"type": "number"}]}
         ),
     ] = Field(default=None, description="`fixed`, `fixed:<unix-seconds>`, `step:<start>[:<step>]`, `system`.")
-    models: list[str] = Field(default_factory=list, description="Model names served; empty: any model.")
+    models: list[_ModelEntry] = Field(
+        default_factory=list,
+        description="Model names (or globs) served, each a name or a profile: {name, context_window, "
+        "max_output_tokens, reasoning, overflow: refuse|clamp}; empty: any model.",
+    )
     include: list[str] = Field(
         default_factory=list,
         description="Other rule files (relative to this one), whose rules come first; `builtin` for the "
@@ -176,6 +202,7 @@ def validation_errors(
             msg = err["msg"]
             if msg.startswith("Value error, "):
                 msg = msg[len("Value error, ") :]
+            msg = msg.replace("a valid tuple", "a list")  # what the file writes; tuples are the model's
             got = repr(err.get("input"))
             got = got if len(got) <= 60 else got[:57] + "..."
             out.append(smap.error(where, f"`{field}`: {msg[:1].lower()}{msg[1:]}, got {got}"))

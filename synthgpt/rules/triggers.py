@@ -26,9 +26,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RequestError, suggest
-from ..model import ErrorSpec, Fault, FaultKind, StreamPlan
+from ..model import ErrorSpec, Fault, FaultKind, ModelRequest, StreamPlan, TextPart
 
-__all__ = ["TRIGGER_NAMES", "TRIGGER_PATTERN", "Triggers", "parse_triggers", "strip_triggers"]
+__all__ = [
+    "TRIGGER_NAMES",
+    "TRIGGER_PATTERN",
+    "Triggers",
+    "parse_triggers",
+    "strip_triggers",
+    "without_triggers",
+]
 
 TRIGGER_PATTERN = r"!MOCK_[A-Z]"
 """What a message with a trigger contains (the rule's matcher looks for it)."""
@@ -181,3 +188,33 @@ def strip_triggers(text: str, triggers: Triggers) -> str:
         last = end
     out.append(text[last:])
     return re.sub(r"[ \t]{2,}", " ", "".join(out)).strip()
+
+
+def _clean(text: str) -> str:
+    if "!MOCK_" not in text:
+        return text
+    try:
+        return strip_triggers(text, parse_triggers(text))
+    except RequestError:  # not well-formed: the trigger rule refuses it; other rules see the text as written
+        return text
+
+
+def without_triggers(req: ModelRequest) -> ModelRequest:
+    """`req` with every trigger taken out of its messages: what generated content is drawn from.
+
+    Triggers steer delivery; they are never part of what the user asked, so no answer, reasoning, summary
+    or tool argument may quote them, nor one that came back in a tool result or an earlier answer. The
+    request itself (its fingerprint, what matchers see) keeps them. Returns `req` itself when no message
+    holds one (the common case costs a substring test per message).
+    """
+    if not any("!MOCK_" in m.content for m in req.messages):
+        return req
+    msgs = []
+    for m in req.messages:
+        if "!MOCK_" in m.content:
+            parts = tuple(
+                TextPart(text=_clean(p.text)) if isinstance(p, TextPart) else p for p in m.parts
+            )
+            m = m.model_copy(update={"content": _clean(m.content), "parts": parts})
+        msgs.append(m)
+    return req.model_copy(update={"messages": tuple(msgs)})

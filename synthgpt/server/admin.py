@@ -37,6 +37,8 @@ def record_json(record: CallRecord) -> dict[str, Any]:
         "model": record.model,
         "seed": record.seed,
         "at": record.at,
+        "outcome": record.outcome,
+        "frames_sent": record.frames_sent,
         "request": {
             "summary": req.summary(),
             "last_user": req.last_user,

@@ -27,10 +27,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..clock import FixedClock
 from ..codec.base import WireCodec
-from ..codec.sse import WirePlan
+from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..journal import CallRecord
 from ..mock import MockGPT
-from ..pipeline import Answered
+from ..pipeline import Answered, finish
 from ..rules.rule import Rule
 from .observe import note_output
 from .pacing import PacedStream, pacer
@@ -205,12 +205,26 @@ class MemoMiddleware:
         note_output(scope, record.output, record.request)
         if entry.after is not None:
             entry.after()
+        stream = record.request.stream
+        fault = ending_fault(record.output.stream) if stream else None
+
+        def ended(frames: int, cancelled: bool) -> None:
+            finish(mock, record, None if cancelled else fault, cancelled, frames)
+
         if entry.wire is not None:
-            paced = PacedStream(entry.wire, raw_headers=entry.headers)
+            paced = PacedStream(entry.wire, raw_headers=entry.headers, on_end=ended)
             await paced(scope, _replaying(messages, receive), send)
             return
-        await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
-        await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+        try:
+            await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
+            await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+        except BaseException:
+            ended(0, True)
+            raise
+        if stream:
+            ended(frames_in(entry.body), False)
+        else:
+            finish(mock, record, None)
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:

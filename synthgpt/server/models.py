@@ -20,6 +20,7 @@ from ..codec.base import WireCodec
 from ..codec.openai_chat import ChatCodec
 from ..errors import RequestError
 from ..mock import MockGPT
+from ..profiles import profile_for
 from ..rules.matchers import All, Any_, Matcher, Model
 from .responses import error_response, json_response, request_id
 from .routes import model_not_found
@@ -146,6 +147,8 @@ async def list_models(request: Request) -> Response:
     except RequestError as exc:  # e.g. Anthropic's `limit` not an integer
         rid = request_id(mock.seed, "models", sorted(params.items()))
         return error_response(dialect.codec, exc, 400, rid)
+    for item in body.get("data", ()):
+        _add_profile(mock, item)
     return json_response(body)
 
 
@@ -156,7 +159,21 @@ async def get_model(request: Request) -> Response:
     if model_id not in served_models(mock, dialect) and not _matches_rules(mock, model_id):
         rid = request_id(mock.seed, "model", model_id)
         return error_response(dialect.codec, model_not_found(model_id), 404, rid)
-    return json_response(dialect.model_item(model_id))
+    return json_response(_add_profile(mock, dialect.model_item(model_id)))
+
+
+def _add_profile(mock: MockGPT, item: dict[str, Any]) -> dict[str, Any]:
+    """A listed model with what its profile says (`context_window`, `max_output_tokens`, `reasoning`), as
+    vLLM lists `max_model_len`: clients size prompts from it. Models without a profile are listed as is."""
+    profile = profile_for(mock.rules.profiles, str(item.get("id", "")))
+    window = profile.context_window if profile is not None and profile.context_window else mock.context_window
+    if window is not None:
+        item["context_window"] = window
+    if profile is not None:
+        if profile.max_output_tokens is not None:
+            item["max_output_tokens"] = profile.max_output_tokens
+        item["reasoning"] = profile.reasoning
+    return item
 
 
 def _matches_rules(mock: MockGPT, model_id: str) -> bool:

@@ -31,13 +31,13 @@ import itertools
 import threading
 import time
 import weakref
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from ..codec.sse import StreamAborted, WirePlan, Write
+from ..codec.sse import StreamAborted, WirePlan, Write, frames_in
 
 __all__ = ["GcHold", "PacedStream", "Pacer", "pacer"]
 
@@ -189,7 +189,7 @@ class Pacer:
 class _Run:
     """One paced stream in progress: its writes, the next one's deadline, and how to send."""
 
-    __slots__ = ("aborts", "done", "due", "ending", "i", "pacer", "send", "stopped", "writes")
+    __slots__ = ("aborts", "done", "due", "ending", "i", "left", "pacer", "send", "sent", "stopped", "writes")
 
     def __init__(self, writes: Sequence[Write], aborts: bool, send: Send, p: Pacer) -> None:
         self.writes = writes
@@ -200,6 +200,10 @@ class _Run:
         self.due = 0.0
         self.stopped = False
         self.ending = False
+        self.left = False
+        """The client hung up before the end."""
+        self.sent = 0
+        """Bytes handed to `send` so far."""
         self.done: asyncio.Future[None] = p.loop.create_future()
 
     def start(self) -> None:
@@ -208,6 +212,8 @@ class _Run:
 
     def stop(self) -> None:
         """The client left: nothing more is written."""
+        if not self.ending:
+            self.left = True
         self.stopped = True
         if not self.done.done():
             self.done.set_result(None)
@@ -219,6 +225,7 @@ class _Run:
         w = self.writes[self.i]
         self.i += 1
         if w.data:
+            self.sent += len(w.data)
             body = self.send({"type": "http.response.body", "body": w.data, "more_body": True})
             self._drive(body.__await__())
         else:
@@ -277,8 +284,11 @@ class PacedStream(Response):
     media_type = "text/event-stream"
 
     def __init__(self, wire: WirePlan, headers: Mapping[str, str] | None = None,
-                 raw_headers: list[tuple[bytes, bytes]] | None = None) -> None:  # fmt: skip
+                 raw_headers: list[tuple[bytes, bytes]] | None = None,
+                 on_end: Callable[[int, bool], None] | None = None) -> None:  # fmt: skip
         self.wire = wire
+        self.on_end = on_end
+        """Told `(frames_sent, cancelled)` once the stream has ended, however it ended."""
         self.status_code = 200
         self.background = None
         if raw_headers is not None:
@@ -292,13 +302,18 @@ class PacedStream(Response):
         run = _Run(self.wire.writes, self.wire.aborts, send, p)
         watcher = asyncio.ensure_future(_until_disconnect(receive, run))
         p.started()
+        cancelled = True  # unless the run ends on its own: a send that raised, a cancelled task
         try:
             run.start()
             await run.done
+            cancelled = run.left
         finally:
             p.ended()
             run.stopped = True
             watcher.cancel()
+            if self.on_end is not None:
+                sent = self.wire.data[: run.sent] if run.sent < len(self.wire.data) else self.wire.data
+                self.on_end(frames_in(sent), cancelled)
         if self.wire.aborts:
             raise StreamAborted(len(self.wire.frames))
 

@@ -6,7 +6,7 @@ in a Response object. The helpers re-exported here (`request_id`, `json_bytes`, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.responses import Response
@@ -14,7 +14,7 @@ from starlette.types import Receive, Scope, Send
 
 from ..codec.base import HasResponseHeaders, WireCodec
 from ..errors import RequestError
-from ..model import ErrorSpec
+from ..model import ErrorSpec, Fault
 from ..pipeline import Answered, codec_headers, error_answer, json_bytes, processing_ms, request_id
 from .pacing import PacedStream
 
@@ -38,21 +38,21 @@ def to_response(answered: Answered) -> Response:
     if wire is None:
         cut = _body_cut(answered)
         if cut is not None:  # no frames to count: the body is cut in half (`CutJsonBody`)
-            return CutJsonBody(answered.body, answered.headers, drop=cut == "disconnect")
+            return CutJsonBody(answered.body, answered.headers, cut)
         return Response(answered.body, answered.status, answered.headers, media_type="application/json")
     if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
-        return EventStreamBody(wire.writes[0].data, answered.headers)  # unpaced: the whole stream at once
+        # unpaced: the whole stream at once
+        return EventStreamBody(wire.writes[0].data, answered.headers, frames=len(wire.frames))
     return PacedStream(wire, answered.headers)
 
 
-def _body_cut(answered: Answered) -> str | None:
-    """`truncate` or `disconnect` when a JSON answer carries one of those faults."""
+def _body_cut(answered: Answered) -> Fault | None:
+    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one."""
     drawn = answered.generation
     if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
         return None
     plan = drawn.output.stream
-    cut = plan.fault("truncate") or plan.fault("disconnect")
-    return None if cut is None else cut.kind
+    return plan.fault("truncate") or plan.fault("disconnect")
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -79,16 +79,32 @@ class EventStreamBody(Response):
     the server still sends it chunked, like every other stream.
     """
 
-    def __init__(self, data: bytes, headers: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        headers: Mapping[str, str],
+        on_end: Callable[[int, bool], None] | None = None,
+        frames: int = 0,
+    ) -> None:
         self.data = data
+        self.on_end = on_end
+        """Told `(frames, cancelled)` once the body was handed over (or its sending failed)."""
+        self.frames = frames
         self.status_code = 200
         self.media_type = "text/event-stream"
         self.background = None
         self.init_headers(headers)  # no `body` attribute: init_headers adds no content-length
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        await send({"type": "http.response.body", "body": self.data, "more_body": False})
+        cancelled = True
+        start = {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        try:
+            await send(start)
+            await send({"type": "http.response.body", "body": self.data, "more_body": False})
+            cancelled = False
+        finally:
+            if self.on_end is not None:
+                self.on_end(0 if cancelled else self.frames, cancelled)
 
 
 class CutJsonBody(Response):
@@ -100,9 +116,10 @@ class CutJsonBody(Response):
     whole length, sends the half and drops the connection, as a server dying mid-answer would.
     """
 
-    def __init__(self, body: bytes, headers: Mapping[str, str], *, drop: bool) -> None:
+    def __init__(self, body: bytes, headers: Mapping[str, str], fault: Fault) -> None:
         self.kept = body[: max(1, len(body) // 2)]
-        self.drop = drop
+        self.fault = fault
+        self.drop = drop = fault.kind == "disconnect"
         self.status_code = 200
         self.media_type = "application/json"
         self.background = None

@@ -23,11 +23,11 @@ from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
-from ..pipeline import answer, model_not_found, refuse
+from ..pipeline import Answered, answer, finish, finish_answered, model_not_found, refuse
 from .memo import remember
 from .observe import note_answered, note_api
-from .pacing import pacer
-from .responses import to_response
+from .pacing import PacedStream, pacer
+from .responses import CutJsonBody, EventStreamBody, to_response
 
 __all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
 
@@ -91,6 +91,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     try:
         raw = await read_body(request, request.app.state.max_body_bytes)
     except BodyTooLarge as exc:
+        finish(mock, None, exc)
         return to_response(refuse(mock, codec, exc, path, "", exc.size))
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work
@@ -106,8 +107,30 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     # The first delay holds back the whole response, status line included: the same time to first byte
     # for a JSON body, an error and a stream (whose headers would otherwise go out at once).
     if answered.first_delay_ms > 0:
-        await asyncio.sleep(answered.first_delay_ms / 1000.0)
+        try:
+            await asyncio.sleep(answered.first_delay_ms / 1000.0)
+        except asyncio.CancelledError:  # the client left while the answer was held back
+            finish_answered(mock, answered, cancelled=True, frames_sent=0)
+            raise
     response = to_response(answered)
+    _finish_when_sent(mock, answered, response)
     if answered.replayable:
         remember(request.scope, codec, answered, response)
     return response
+
+
+def _finish_when_sent(mock: MockGPT, answered: Answered, response: Response) -> None:
+    """Finish the call now (a JSON body or an error: decided) or when its stream has ended."""
+    if answered.generation is None:
+        return  # refused: the pipeline finished it
+    if isinstance(response, CutJsonBody):  # a JSON body cut by its fault: the call ended with it
+        finish(mock, answered.generation.record, response.fault)
+        return
+    if not isinstance(response, PacedStream | EventStreamBody):
+        finish_answered(mock, answered)
+        return
+
+    def ended(frames: int, cancelled: bool) -> None:
+        finish_answered(mock, answered, cancelled=cancelled, frames_sent=frames)
+
+    response.on_end = ended

@@ -57,6 +57,8 @@ class ServeConfig:
     journal_size: int = 1000
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
+    context_window: int | None = None
+    """Every model's context window (`MockGPT(context_window=…)`); a rule file's model profiles win."""
     access_log: bool = False
     log_level: str = "warning"
     log_format: str = "text"
@@ -92,7 +94,8 @@ def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
     from ..rules.loader import mock_from_files  # rule files only: the built-in rules need no YAML
 
     # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
-    mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size)
+    mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
+                           context_window=config.context_window)  # fmt: skip
     if warn is not None and config.rule_files:
         _warn_unanswered(mock, warn)
     if config.journal is not None:

@@ -366,7 +366,7 @@ def one_rule(answer: Any) -> MockGPT:
     return MockGPT([Rule("r", m.always(), answer)])
 
 
-HI = {"messages": [{"role": "user", "content": "hi"}]}
+HI = {"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}
 
 
 def never(x: int) -> bool:
@@ -489,7 +489,7 @@ def test_no_rule_matched_names_the_request_and_every_rule_tried() -> None:
 
 def test_no_rule_matched_on_an_empty_rule_set() -> None:
     with pytest.raises(NoRuleMatched) as info:
-        MockGPT([]).generate({})
+        MockGPT([]).generate({"model": "synth-1", "messages": [{"role": "user", "content": ""}]})
     assert str(info.value) == (
         "no rule matched request(api=python, model='synth-1', last_user='')\n"
         "rules tried, in order:\n"
@@ -501,18 +501,18 @@ def test_no_rule_matched_on_an_empty_rule_set() -> None:
 
 BAD_REQUESTS: list[tuple[Any, str, str | None]] = [
     (
-        {"messages": [{"role": "usr", "content": "x"}]},
+        {"model": "synth-1", "messages": [{"role": "usr", "content": "x"}]},
         "Invalid value for 'messages[0].role': "
         "Input should be 'system', 'developer', 'user', 'assistant' or 'tool'",
         "messages[0].role",
     ),
     (
-        {"messages": [{"role": "user", "content": [{"type": "text"}]}]},
+        {"model": "synth-1", "messages": [{"role": "user", "content": [{"type": "text"}]}]},
         "Invalid value for 'messages[0]': content part 0 of type 'text' needs a string 'text'",
         "messages[0]",
     ),
     (
-        {"messages": [{"role": "user", "content": [3]}]},
+        {"model": "synth-1", "messages": [{"role": "user", "content": [3]}]},
         "Invalid value for 'messages[0]': content part 0 must be an object or a string",
         "messages[0]",
     ),

@@ -98,7 +98,9 @@ async def test_non_ascii_tool_arguments_give_the_same_answer_through_every_api()
 def test_an_answer_that_is_not_json_is_a_draw_error_naming_the_rule(value: Any, found: str) -> None:
     mock = MockGPT(RuleSet([Rule("bad", m.always(), g.just(value))]), seed=0)
     with pytest.raises(DrawError) as info:
-        mock.generate(ModelRequest.from_dict({"messages": [{"role": "user", "content": "hi"}]}))
+        mock.generate(
+            ModelRequest.from_dict({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]})
+        )
     assert str(info.value) == (
         f"rule 'bad': the answer cannot be written as JSON ({found} found); answers are made of strings, "
         "numbers, booleans, null, lists and dicts"
@@ -108,7 +110,9 @@ def test_an_answer_that_is_not_json_is_a_draw_error_naming_the_rule(value: Any, 
 def test_tool_arguments_that_are_not_json_name_the_tool_and_the_rule() -> None:
     mock = MockGPT(RuleSet([Rule("bad", m.always(), g.tool_call("f", {"at": g.just({1})}))]), seed=0)
     with pytest.raises(DrawError) as info:
-        mock.generate(ModelRequest.from_dict({"messages": [{"role": "user", "content": "hi"}]}))
+        mock.generate(
+            ModelRequest.from_dict({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]})
+        )
     assert str(info.value) == (
         "rule 'bad': the arguments of tool 'f' cannot be written as JSON (a value of type set found); "
         "answers are made of strings, numbers, booleans, null, lists and dicts"
@@ -118,8 +122,9 @@ def test_tool_arguments_that_are_not_json_name_the_tool_and_the_rule() -> None:
 async def test_the_server_answers_a_non_json_draw_with_an_openai_shaped_rule_error() -> None:
     mock = MockGPT(RuleSet([Rule("bad", m.always(), g.just(float("nan")))]), seed=0)
     async with client_for(mock) as client:
-        resp = await client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user",
-                                                                                          "content": "hi"}]})
+        resp = await client.post(
+            "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        )
     assert resp.status_code == 500
     assert resp.json() == {"error": {
         "message": "rule 'bad': the answer cannot be written as JSON (NaN or an infinity found); answers are "

@@ -45,7 +45,12 @@ def test_construction_is_a_validation_error_at_the_field() -> None:
 @pytest.mark.parametrize(
     ("request_", "param", "char", "at"),
     [
-        ({"messages": [{"role": "user", "content": "a\udc00"}]}, "messages[0].content", "\\udc00", 1),
+        (
+            {"model": "synth-1", "messages": [{"role": "user", "content": "a\udc00"}]},
+            "messages[0].content",
+            "\\udc00",
+            1,
+        ),
         # parts: the joined `content` comes first in field order
         (
             {
@@ -97,7 +102,12 @@ def test_construction_is_a_validation_error_at_the_field() -> None:
         ({"messages": USER, "headers": {"x-trace": "v\ud800"}}, "headers[0][1]", "\\ud800", 1),
         ({"messages": USER, "stream_options": {"\ud800": True}}, "stream_options.\\ud800", "\\ud800", 0),
         # the two halves of a pair held as two code points are two lone surrogates to UTF-8
-        ({"messages": [{"role": "user", "content": "\ud83d\ude00"}]}, "messages[0].content", "\\ud83d", 0),
+        (
+            {"model": "synth-1", "messages": [{"role": "user", "content": "\ud83d\ude00"}]},
+            "messages[0].content",
+            "\\ud83d",
+            0,
+        ),
     ],
 )
 def test_from_dict_and_generate_refuse_naming_the_field(
@@ -115,7 +125,7 @@ def test_from_dict_and_generate_refuse_naming_the_field(
 
 
 async def test_agenerate_and_a_matcher_refuse_alike() -> None:
-    bad = {"messages": [{"role": "user", "content": "\ud800"}]}
+    bad = {"model": "synth-1", "messages": [{"role": "user", "content": "\ud800"}]}
     with pytest.raises(RequestError, match=r"^Invalid value for 'messages\[0\]\.content': a lone surrogate"):
         await MockGPT(seed=0).agenerate(bad)
     with pytest.raises(RequestError, match=r"^Invalid value for 'messages\[0\]\.content': a lone surrogate"):
@@ -125,7 +135,9 @@ async def test_agenerate_and_a_matcher_refuse_alike() -> None:
 def test_valid_text_near_the_checks_is_answered() -> None:
     mock = MockGPT([Rule("echo", m.always(), "ok")], seed=0)
     for text in ("\U0001f600", "\ufffd", "a\ufffdb", "\ue000"):  # a real pair, U+FFFD, a private-use char
-        out = mock.generate({"messages": [{"role": "user", "content": text}], "extra": {"k\ufffd": text}})
+        out = mock.generate(
+            {"model": "synth-1", "messages": [{"role": "user", "content": text}], "extra": {"k\ufffd": text}}
+        )
         assert out.text == "ok"
     assert len(mock.records) == 4
 
@@ -160,7 +172,7 @@ def test_the_fingerprint_is_unchanged_and_taken_at_construction(
 
 def test_a_copy_with_other_fields_gets_its_own_fingerprint() -> None:
     req = ModelRequest.from_dict({"messages": USER})
-    other = {"messages": [{"role": "user", "content": "bye"}]}
+    other = {"model": "synth-1", "messages": [{"role": "user", "content": "bye"}]}
     changed = req.model_copy(update={"messages": ModelRequest.from_dict(other).messages})
     assert changed.fingerprint() == ModelRequest.from_dict(other).fingerprint() != req.fingerprint()
     # only wire-only fields changed: the fingerprint is the same and stays cached

@@ -50,7 +50,7 @@ def test_same_seed_and_request_give_equal_outputs(seed: int, body: dict[str, Any
     first = MockGPT(rich_rules(), seed=seed).generate(body)
     # a second engine, and the same engine after other calls: call order must not matter
     other = MockGPT(rich_rules(), seed=seed)
-    other.generate({"messages": [{"role": "user", "content": "something else first"}]})
+    other.generate({"model": "synth-1", "messages": [{"role": "user", "content": "something else first"}]})
     second = other.generate(body)
     assert first == second
     assert first.model_dump_json() == second.model_dump_json()
@@ -100,7 +100,7 @@ def test_adding_a_field_leaves_the_other_fields_unchanged(
 ) -> None:
     if extra_name in fields:
         return
-    request = ModelRequest.from_dict({"messages": [{"role": "user", "content": "hi"}]})
+    request = ModelRequest.from_dict({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]})
     before = g.objects(fields).draw(DrawContext(request, seed))
     # the new field goes first, so it is also drawn before every other field
     after = g.objects({extra_name: extra, **fields}).draw(DrawContext(request, seed))

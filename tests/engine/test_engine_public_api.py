@@ -69,5 +69,7 @@ def test_exports_are_the_real_objects() -> None:
     assert synthgpt.LoadedRules is LoadedRules and synthgpt.RuleFileError is RuleFileError
     assert synthgpt.load_files is load_files and synthgpt.load_text is load_text
     loaded = synthgpt.load_text("rules:\n  - name: hi\n    match: always\n    output: {text: hello}\n")
-    out = synthgpt.MockGPT(loaded.ruleset).generate({"messages": [{"role": "user", "content": "x"}]})
+    out = synthgpt.MockGPT(loaded.ruleset).generate(
+        {"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}
+    )
     assert out.text == "hello"

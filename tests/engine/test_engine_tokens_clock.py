@@ -66,7 +66,7 @@ def test_message_tokens_add_a_fixed_overhead() -> None:
 
 def test_prompt_tokens_count_tool_calls_and_tool_definitions() -> None:
     mock = MockGPT([Rule("r", m.always(), "x")])
-    plain = {"messages": [{"role": "user", "content": "hi"}]}
+    plain = {"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}
     with_tool = {**plain, "tools": [{"name": "f", "description": "d", "parameters": {"type": "object"}}]}
     assert mock.generate(plain).usage.prompt_tokens == 8
     # 8 per tool + "f d " + canonical JSON of the parameters
@@ -183,12 +183,15 @@ def test_parse_clock_rejects_anything_else(spec: str) -> None:
     )
 
 
+ASK = {"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}
+
+
 def test_created_comes_from_the_injected_clock() -> None:
     rules = [Rule("r", m.always(), g.words())]
-    assert MockGPT(rules).generate({}).created == 1_767_225_600
-    assert MockGPT(rules, clock=g.fixed_clock(1_700_000_000.9)).generate({}).created == 1_700_000_000
+    assert MockGPT(rules).generate(ASK).created == 1_767_225_600
+    assert MockGPT(rules, clock=g.fixed_clock(1_700_000_000.9)).generate(ASK).created == 1_700_000_000
     stepping = MockGPT(rules, clock=g.step_clock(50, 10))
-    assert [stepping.generate({}).created for _ in range(3)] == [50, 60, 70]
+    assert [stepping.generate(ASK).created for _ in range(3)] == [50, 60, 70]
     assert isinstance(g.system_clock(), SystemClock)
 
 
@@ -196,4 +199,4 @@ def test_templates_see_the_clock_reading() -> None:
     mock = MockGPT(
         [Rule("r", m.always(), g.template("{{ now|int }} #{{ call_index }}"))], clock=StepClock(10, step=5)
     )
-    assert [mock.generate({}).text for _ in range(3)] == ["10 #0", "15 #1", "20 #2"]
+    assert [mock.generate(ASK).text for _ in range(3)] == ["10 #0", "15 #1", "20 #2"]

@@ -97,6 +97,9 @@ def test_frontend_fixture_folder_is_up_to_date(tmp_path: Path) -> None:
     stale = [name for name in fresh if fresh[name] != committed[name]]
     assert not stale, f"out of date: {stale}; re-render examples/frontend_fixtures (see its README)"
     manifest = json.loads(fresh["manifest.json"])
-    assert [e["status"] for e in manifest["entries"]] == [200, 200, 200, 200, 200, 429, 200]
+    assert [e["status"] for e in manifest["entries"]] == [200, 200, 200, 200, 200, 429, 200, 200]
+    split = fresh[manifest["entries"][7]["file"]].decode()  # the rule's own deltas, id and created
+    assert '"delta":{"content":"on\'s pull ["}' in split and '"id":"mock-1"' in split
+    assert '"created":1700000000' in split
     kinds = [Path(e["file"]).suffix for e in manifest["entries"]]
-    assert kinds == [".json", ".json", ".sse", ".json", ".sse", ".json", ".sse"]
+    assert kinds == [".json", ".json", ".sse", ".json", ".sse", ".json", ".sse", ".sse"]

@@ -213,7 +213,7 @@ def test_rule_file_errors_are_located(text: str, expected: str) -> None:
 
 def _draws(schema: dict[str, Any]) -> list[Any]:
     gen = FromSchema(schema)
-    req = ModelRequest.from_dict({"messages": [{"role": "user", "content": "x"}]})
+    req = ModelRequest.from_dict({"model": "synth-1", "messages": [{"role": "user", "content": "x"}]})
     return [gen.draw(DrawContext(req, seed)) for seed in range(8)]
 
 

@@ -186,7 +186,9 @@ def standard(schema: Any) -> Any:
 def draw_docs(schema: dict[str, Any], seeds: int = 4) -> Iterator[Any]:
     gen = FromSchema(schema)
     for seed in range(seeds):
-        req = ModelRequest.from_dict({"messages": [{"role": "user", "content": f"doc {seed}"}]})
+        req = ModelRequest.from_dict(
+            {"model": "synth-1", "messages": [{"role": "user", "content": f"doc {seed}"}]}
+        )
         yield gen.draw(DrawContext(seed=seed, request=req))
 
 

@@ -102,7 +102,11 @@ def test_shapes_are_markdown_a_frontend_can_render() -> None:
 
 def test_code_comments_take_the_topic_without_its_determiner() -> None:
     def answer(prompt: str) -> str:
-        return MockGPT(seed=0).generate({"messages": [{"role": "user", "content": prompt}]}).text
+        return (
+            MockGPT(seed=0)
+            .generate({"model": "synth-1", "messages": [{"role": "user", "content": prompt}]})
+            .text
+        )
 
     text = answer("Write code for my monthly invoices")
     assert "your monthly invoices" in text and '"""Return the monthly invoices entries whose ' in text, text
@@ -121,7 +125,9 @@ def test_code_comments_take_the_topic_without_its_determiner() -> None:
     ],
 )
 def test_lists_and_steps_have_as_many_items_as_asked(prompt: str, bullets: int, numbered: int) -> None:
-    text = MockGPT(seed=0).generate({"messages": [{"role": "user", "content": prompt}]}).text
+    text = (
+        MockGPT(seed=0).generate({"model": "synth-1", "messages": [{"role": "user", "content": prompt}]}).text
+    )
     lines = text.splitlines()
     assert sum(line.startswith("- **") for line in lines) == bullets, text
     steps = [line.split(".")[0] for line in lines if line[:1].isdigit()]

@@ -85,7 +85,7 @@ def test_the_two_ends_of_a_trip_go_to_their_own_fields(text: str, filled: dict[s
 def test_trip_fields_draw_city_names_when_the_request_names_none() -> None:
     params = {**TRIP, "required": list(TRIP["properties"])}
     tools = [{"type": "function", "function": {"name": "book", "parameters": params}}]
-    ask = {"messages": [{"role": "user", "content": "book something"}], "tools": tools}
+    ask = {"model": "synth-1", "messages": [{"role": "user", "content": "book something"}], "tools": tools}
     out = MockGPT(seed=0).generate(ask)
     args = json.loads(out.tool_calls[0].arguments)
     assert args == {"destinationCity": "New Virginiaside", "origin_city": "Daltonborough"}  # Faker cities

@@ -27,7 +27,7 @@ def result(cid: str, content: str) -> dict[str, Any]:
 
 
 def req(*messages: dict[str, Any]) -> ModelRequest:
-    return ModelRequest.from_dict({"messages": list(messages)})
+    return ModelRequest.from_dict({"model": "synth-1", "messages": list(messages)})
 
 
 ONE_ROUND = (
@@ -163,7 +163,7 @@ def run_loop(mock: MockGPT, tool: Callable[[dict[str, Any]], Any], limit: int = 
     tools = [{"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}]
     outs = []
     for _ in range(limit):
-        out = mock.generate({"messages": messages, "tools": tools})
+        out = mock.generate({"model": "synth-1", "messages": messages, "tools": tools})
         outs.append(out)
         if not out.tool_calls:
             return outs

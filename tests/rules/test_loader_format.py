@@ -219,9 +219,9 @@ def test_stream_error_times_reasoning_and_source() -> None:
     assert (flaky.times, flaky.reasoning, flaky.source) == (1, False, "rules.yaml:3:5")
     assert loaded.origins["after"].line == 9
     mock = MockGPT(loaded.ruleset)
-    first = mock.generate({"messages": [{"role": "user", "content": "a"}]})
+    first = mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "a"}]})
     assert first.error is not None and first.error.status == 429
-    assert mock.generate({"messages": [{"role": "user", "content": "a"}]}).text == "ok"
+    assert mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "a"}]}).text == "ok"
 
 
 def test_top_level_settings() -> None:
@@ -284,11 +284,12 @@ def test_script_and_sequence() -> None:
         "sequence(error(503), answer(reply(text=just('second')), stream={'chunk_chars': 1}))"
     )
     mock = MockGPT(loaded.ruleset)
-    assert mock.generate({"messages": [{"role": "user", "content": "x"}]}).error.status == 503  # type: ignore[union-attr]
-    second = mock.generate({"messages": [{"role": "user", "content": "x"}]})
+    x = {"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}
+    assert mock.generate(x).error.status == 503  # type: ignore[union-attr]
+    second = mock.generate(x)
     assert (second.text, second.stream.chunk_chars) == ("second", 1)
     assert (
-        mock.generate({"messages": [{"role": "user", "content": "x"}]}).text == "second"
+        mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "x"}]}).text == "second"
     )  # the last repeats
 
 

@@ -124,14 +124,16 @@ INVOICE = {
     "additionalProperties": False,
 }
 REQUESTS: list[dict[str, Any]] = [
-    {"messages": [{"role": "user", "content": "weather in Oslo?"}], "tools": TOOLS},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "weather in Oslo?"}], "tools": TOOLS},
     {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "me"}]},
     {
+        "model": "synth-1",
         "messages": [{"role": "user", "content": "bill"}],
         "response_schema": {"name": "invoice", "schema": INVOICE},
     },
-    {"messages": [{"role": "user", "content": "hi Ada"}], "stream": True},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "hi Ada"}], "stream": True},
     {
+        "model": "synth-1",
         "messages": [
             {"role": "user", "content": "a"},
             {"role": "assistant", "content": "b"},
@@ -140,8 +142,9 @@ REQUESTS: list[dict[str, Any]] = [
             {"role": "user", "content": "e"},
         ]
     },
-    {"messages": [{"role": "user", "content": "plan a trip"}], "tools": TOOLS},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "plan a trip"}], "tools": TOOLS},
     {
+        "model": "synth-1",
         "messages": [
             {"role": "user", "content": "plan a trip"},
             {"role": "assistant", "tool_calls": [{"id": "c1", "name": "search", "arguments": "{}"}]},
@@ -149,11 +152,11 @@ REQUESTS: list[dict[str, Any]] = [
         ],
         "tools": TOOLS,
     },
-    {"messages": [{"role": "user", "content": "flaky"}]},
-    {"messages": [{"role": "user", "content": "flaky"}]},
-    {"messages": [{"role": "user", "content": "once"}], "reasoning": {"effort": "low"}},
-    {"messages": [{"role": "user", "content": "once"}]},
-    {"messages": [{"role": "user", "content": "anything"}]},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "flaky"}]},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "flaky"}]},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "once"}], "reasoning": {"effort": "low"}},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "once"}]},
+    {"model": "synth-1", "messages": [{"role": "user", "content": "anything"}]},
 ]
 
 

@@ -178,7 +178,9 @@ def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
     # two rules taking turns: each record is packed in the history of the rule that answered it
     mock = MockGPT(RuleSet([Rule("even", m.last_user(contains="even"), "E"), Rule("odd", m.always(), "O")]))
     for i in range(40):
-        mock.generate({"messages": [{"role": "user", "content": "even" if i % 2 == 0 else "odd"}]})
+        mock.generate(
+            {"model": "synth-1", "messages": [{"role": "user", "content": "even" if i % 2 == 0 else "odd"}]}
+        )
     journal = mock.journal.list()
     for name in ("even", "odd"):
         rule = mock.rules[name]
@@ -186,7 +188,7 @@ def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
         assert rule.calls == [r for r in journal if r.rule == name]
     mock.journal = type(mock.journal)(100)  # a new journal is wired up as well
     for _ in range(20):
-        mock.generate({"messages": [{"role": "user", "content": "odd"}]})
+        mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "odd"}]})
     # the old journal's 8 live records stay as they were; the new journal's oldest 4 are packed
     kinds = [type(c).__name__ for c in mock.rules["odd"]._calls]
     assert kinds == ["PackedRecord"] * 12 + ["CallRecord"] * 8 + ["PackedRecord"] * 4 + ["CallRecord"] * 16

@@ -198,7 +198,7 @@ def test_byte_bound_keeps_the_newest_answers() -> None:
     memo = ResponseMemo(max_entries=10, max_bytes=3100)
     gen = ("generation",)
     mock = MockGPT()
-    record = mock.resolve({"messages": [{"role": "user", "content": "hi"}]}).record
+    record = mock.resolve({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}).record
     assert memo.get(gen, ("/p", b"", (), b"0")) is None  # a miss under this generation, as the server does
     for i in range(5):
         entry = MemoEntry(200, [], b"x" * 1000, mock.rules[record.rule], record)

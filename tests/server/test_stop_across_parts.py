@@ -28,7 +28,7 @@ def mock_of(choice: Choice = SPLIT) -> MockGPT:
 
 
 def generate(stop: list[str], choice: Choice = SPLIT) -> Any:
-    return mock_of(choice).generate({"messages": ASK, "extra": {"stop": stop}})
+    return mock_of(choice).generate({"model": "synth-1", "messages": ASK, "extra": {"stop": stop}})
 
 
 # ------------------------------------------------------------------------------------------------ engine
@@ -93,7 +93,9 @@ def test_engine_parts_between_text_parts_are_kept_only_before_the_stop() -> None
 
 
 def test_engine_token_limit_applies_after_the_stop() -> None:
-    out = mock_of().generate({"messages": ASK, "max_output_tokens": 1, "extra": {"stop": ["world"]}})
+    out = mock_of().generate(
+        {"model": "synth-1", "messages": ASK, "max_output_tokens": 1, "extra": {"stop": ["world"]}}
+    )
     assert out.choices == (Choice(parts=(TextOut(text="Hell"),), finish_reason="length"),)
     assert out.usage.completion_tokens == 1
 
