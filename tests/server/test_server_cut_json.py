@@ -65,3 +65,11 @@ def test_disconnect_drops_the_connection_mid_body(live_server: str) -> None:
         sdk.chat.completions.create(**ask("hi !MOCK_DISCONNECT:1!"))
     # the server lives on
     assert httpx.post(live_server + "/v1/chat/completions", json=ask("hi")).status_code == 200
+
+
+async def test_the_cut_call_ends_with_its_fault_in_the_journal() -> None:
+    mock = MockGPT(seed=0)
+    async with client(mock) as c:
+        await c.post("/v1/chat/completions", json=ask("hi !MOCK_TRUNCATE:3!"))
+        await c.post("/v1/chat/completions", json=ask("hi"))
+    assert [r.outcome for r in mock.journal] == ["fault", "done"]
