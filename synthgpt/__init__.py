@@ -25,6 +25,7 @@ from .errors import (
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
 from .journal.sqlite import SQLiteJournal
+from .limits import Limits
 from .mock import MockGPT
 from .model import (
     Choice,
@@ -61,6 +62,7 @@ __all__ = [
     "Fault",
     "FixedClock",
     "Journal",
+    "Limits",
     "LoadedRules",
     "Message",
     "MockGPT",

@@ -2,9 +2,11 @@
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
-                   [--watch] [--journal-size N] [--journal PATH.sqlite] [--memo-entries N]
-                   [--context-window N] [--access-log] [--log-level LEVEL] [--log-format text|json]
-                   [--no-request-log]
+                   [--watch] [--journal-size N] [--journal-bytes N] [--journal PATH.sqlite]
+                   [--memo-entries N] [--context-window N]
+                   [--admin-token TOKEN | --no-admin] [--allowed-hosts H,…]
+                   [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
+                   [--access-log] [--log-level LEVEL] [--log-format text|json] [--no-request-log]
     synthgpt init [PATH]           write a starter rule file that keeps the built-in behaviour
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
@@ -25,6 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .cli_env import apply_environment, unknown_variables
 from .errors import SynthGPTError
+from .limits import DEFAULT_LIMITS
 
 __all__ = ["build_parser", "main"]
 
@@ -61,6 +64,25 @@ def _port(value: str) -> int:
     return n
 
 
+def _seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {value!r}") from None
+    if not 0 < n < 86400:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds, got {value}")
+    return n
+
+
+def _hosts(value: str) -> tuple[str, ...]:
+    from .server.hosts import check_host_pattern
+
+    try:
+        return tuple(check_host_pattern(h.strip()) for h in value.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _clock(value: str) -> str:
     from .clock import parse_clock
 
@@ -80,6 +102,8 @@ def _version() -> str:
 
 def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
     """The parser; `SYNTHGPT_*` variables in `environ` (default: none) become its flags' defaults."""
+    from .server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_LIMIT_CONCURRENCY, DEFAULT_TIMEOUT_KEEP_ALIVE
+
     parser = argparse.ArgumentParser(
         prog="synthgpt",
         description="Deterministic synthetic answers for LLM APIs (OpenAI, Azure, Anthropic).",
@@ -103,14 +127,46 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
     serve.add_argument("--journal-size", type=_non_negative, default=1000,
                        help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
+    serve.add_argument("--journal-bytes", type=_positive, default=64 * 1024 * 1024, metavar="N",
+                       help="bytes of memory the journal may hold, the oldest calls going first "
+                            "(default: 64 MiB)")  # fmt: skip
     serve.add_argument("--journal", default=None, metavar="PATH.sqlite",
                        help="keep the journal in this SQLite file, shared by all workers")  # fmt: skip
     serve.add_argument("--memo-entries", type=_non_negative, default=None, metavar="N",
                        help="answers kept to replay byte-identical for repeated requests; 0 turns the memo "
                             "off (default: 256)")  # fmt: skip
+    budgets = serve.add_argument_group("per-request budgets (see docs/security.md)")
+    budgets.add_argument("--max-answer-bytes", type=_positive, default=DEFAULT_LIMITS.max_answer_bytes,
+                         metavar="N", help="bytes of one encoded answer; also bounds estimated answers, "
+                         "schema strings and template values (default: 8 MiB)")  # fmt: skip
+    budgets.add_argument("--max-schema-values", type=_positive, default=DEFAULT_LIMITS.max_schema_values,
+                         metavar="N", help="values in one document drawn for a JSON schema "
+                         "(default: 10000)")  # fmt: skip
+    budgets.add_argument("--template-max-ops", type=_positive, default=DEFAULT_LIMITS.template_ops,
+                         metavar="N", help="loop iterations and range items of one template render "
+                         "(default: 100000)")  # fmt: skip
     serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
                        help="tokens every model's prompt and answer share (a rule file's model profiles "
                             "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
+    admin = serve.add_mutually_exclusive_group()
+    admin.add_argument("--admin-token", default=None, metavar="TOKEN",
+                       help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
+                            "SYNTHGPT_ADMIN_TOKEN environment variable, else open)")  # fmt: skip
+    admin.add_argument("--no-admin", action="store_true", help="serve no /_synthgpt/ routes at all")
+    serve.add_argument("--allowed-hosts", type=_hosts, default=None, metavar="H,…",
+                       help="Host headers accepted (`*.example.com`, `*`: any); others get 400 (default: "
+                            "loopback names when --host is loopback, else any)")  # fmt: skip
+    serve.add_argument("--limit-concurrency", type=_positive, default=DEFAULT_LIMIT_CONCURRENCY, metavar="N",
+                       help="open connections per worker beyond which requests get 503 (default: "
+                            f"{DEFAULT_LIMIT_CONCURRENCY})")  # fmt: skip
+    serve.add_argument("--timeout-keep-alive", type=_positive, default=DEFAULT_TIMEOUT_KEEP_ALIVE,
+                       metavar="S",
+                       help=f"idle keep-alive connections close after S seconds (default: "
+                            f"{DEFAULT_TIMEOUT_KEEP_ALIVE})")  # fmt: skip
+    serve.add_argument("--header-timeout", type=_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="S",
+                       help="a connection that has not sent a request's complete headers S seconds after it "
+                            "opened (or after its last answer) gets 408 "
+                            f"(default: {DEFAULT_HEADER_TIMEOUT:g})")  # fmt: skip
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
@@ -157,7 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .rules.starter import write_starter
 
         return write_starter(args.path, force=args.force)
+    from .server.admin import ADMIN_TOKEN_ENV
     from .server.run import ConfigError, ServeConfig, serve
+
+    token = args.admin_token if args.admin_token is not None else os.environ.get(ADMIN_TOKEN_ENV) or None
 
     config = ServeConfig(
         rule_files=tuple(args.rule_files),
@@ -169,12 +228,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_body_bytes=args.max_body_bytes,
         watch=args.watch,
         journal_size=args.journal_size,
+        journal_bytes=args.journal_bytes,
         journal=args.journal,
         context_window=args.context_window,
         access_log=args.access_log,
         log_level=args.log_level,
         log_format=args.log_format,
         request_log=args.request_log,
+        admin=not args.no_admin,
+        admin_token=None if args.no_admin else token,
+        allowed_hosts=args.allowed_hosts,
+        limit_concurrency=args.limit_concurrency,
+        timeout_keep_alive=args.timeout_keep_alive,
+        header_timeout=args.header_timeout,
+        max_answer_bytes=args.max_answer_bytes,
+        max_schema_values=args.max_schema_values,
+        template_ops=args.template_max_ops,
         **({} if args.memo_entries is None else {"memo_entries": args.memo_entries}),
     )
     try:

@@ -147,7 +147,23 @@ class BodyTooLarge(SynthGPTError):
 
 
 class DrawError(SynthGPTError, RuntimeError):
-    """A generator failed while drawing (e.g. a filter that never accepts, a template that raised)."""
+    """A generator failed while drawing (e.g. a filter that never accepts, a template that raised).
+
+    `rule` names the rule whose draw failed once the engine knows it; `code` is the stable error code a
+    server answers with (`draw_failed`, `draw_over_budget`). The message is for logs and the rule's author:
+    a server sends it to clients only when `public` (the engine's own fixed wording about the answer's
+    shape), since a message from inside a draw may quote anything the draw touched."""
+
+    code = "draw_failed"
+
+    def __init__(
+        self, message: str = "", *, rule: str | None = None, code: str | None = None, public: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        if code is not None:
+            self.code = code
+        self.public = public
 
 
 class MissingEmbeddings(SynthGPTError, RuntimeError):

@@ -13,10 +13,10 @@ from typing import Any
 __all__ = ["dumps"]
 
 
-def dumps(value: Any, *, allow_nan: bool = True) -> str:
-    """JSON text: compact, UTF-8, key order kept. `allow_nan=False` refuses NaN and infinities (ValueError),
-    which are not JSON: answers are drawn with it so a rule drawing `nan` says so rather than writing
-    text no client can parse."""
+def dumps(value: Any, *, allow_nan: bool = False) -> str:
+    """JSON text: compact, UTF-8, key order kept. NaN and infinities are refused (ValueError): they are not
+    JSON, and no client could parse the text. `allow_nan=True` writes them as Python does, for text that
+    is never sent (a sort key)."""
     return (_ENCODE if allow_nan else _ENCODE_FINITE)(value)
 
 

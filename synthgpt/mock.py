@@ -14,7 +14,8 @@ from .generation import Generation
 from .generators.core import DrawContext
 from .generators.embedding import EmbeddingVectors
 from .generators.reply import Answer, Reasoning, to_choice
-from .journal import CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Delivery, Journal, PackedRecord
+from .limits import DEFAULT_LIMITS, Limits, check_answer_size
 from .model import (
     ApiKind,
     Choice,
@@ -60,7 +61,9 @@ class MockGPT:
         clock: Clock | str | None = None,
         journal_size: int = 1000,
         context_window: int | None = None,
+        limits: Limits | None = None,
         on_finish: OnFinish | None = None,
+        journal_bytes: int = DEFAULT_JOURNAL_BYTES,
     ) -> None:
         self.rules = _as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
@@ -73,8 +76,12 @@ class MockGPT:
             )
         self.clock: Clock = clock or FixedClock()
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
-        self.journal = Journal(journal_size)
+        self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
+        self.limits = limits or DEFAULT_LIMITS
+        """The per-request budgets (`synthgpt.limits`)."""
         if on_finish is not None and not callable(on_finish):
             raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
         self.on_finish = on_finish
@@ -195,6 +202,7 @@ class MockGPT:
                 req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads,
                 thinks=profile is not None and profile.reasoning,
             )
+            check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
         except BaseException:
             rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
             raise
@@ -306,16 +314,18 @@ class MockGPT:
                 call_index=call_index,
                 base_seed=self.seed,
                 order_reads=order_reads,
+                limits=self.limits,
                 received=req,
             )
             try:
                 value = rule.generator.draw(ctx)
             except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
-                raise DrawError(f"rule {rule.name!r}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {exc}", rule=rule.name, code=exc.code,
+                                public=exc.public) from exc  # fmt: skip
             except SynthGPTError:
                 raise
             except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
-                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}") from exc
+                raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}", rule=rule.name) from exc
             cut: int | None = None
             finish = None
             if isinstance(value, Answer) and value.usage is not None:
@@ -341,8 +351,9 @@ class MockGPT:
             # said here, where the rule is known, rather than as a bare 500 when the body is encoded
             raise DrawError(
                 f"rule {rule.name!r} answered an embeddings request without one vector per input "
-                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator"
-            )
+                f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator",
+                rule=rule.name, public=True,
+            )  # fmt: skip
         usage = _usage(prompt_tokens, choices)
         if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
             usage = usage.model_copy(update=fixed_usage)
@@ -456,8 +467,20 @@ def _apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:
                 parts.append(p.model_copy(update={"text": text}))
             if did:
                 break
+        elif isinstance(p, ToolCallPart):
+            # a call costs what usage counts for it (name + arguments); one that does not fit is cut like
+            # text, as the real APIs do: its arguments end mid-JSON and the answer finishes with `length`
+            name_tokens = count_tokens(p.name)
+            args, used, did = cut_to_tokens(p.arguments, max(0, budget - name_tokens))
+            name_fits = budget >= name_tokens
+            budget -= name_tokens + used
+            if did:
+                was_cut = True
+                if name_fits:  # the call began: the part of its arguments written so far
+                    parts.append(p.model_copy(update={"arguments": args}))
+                break
+            parts.append(p)
         else:
-            budget -= count_tokens(p.arguments) if isinstance(p, ToolCallPart) else 0
             parts.append(p)
     if cut is not None and not was_cut:
         was_cut = True  # the fault asks for `length` even when the text happened to fit

@@ -31,16 +31,19 @@ from .codec.common import parse_json_body
 from .codec.errors import error_headers
 from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
-from .errors import BodyTooLarge, NoRuleMatched, RequestError, SynthGPTError
+from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, SynthGPTError
 from .generation import Generation
 from .journal import CallRecord
+from .limits import Limits
 from .mock import FinishError, MockGPT
-from .model import ErrorSpec
+from .model import ErrorSpec, ModelRequest
 from .seeding import derive_seed, token_from_seed
 
 __all__ = [
     "REFUSALS",
+    "Accepted",
     "Answered",
+    "accept",
     "answer",
     "codec_headers",
     "error_answer",
@@ -51,6 +54,8 @@ __all__ = [
     "processing_ms",
     "refuse",
     "request_id",
+    "respond",
+    "rule_failure",
     "serves",
 ]
 
@@ -95,13 +100,44 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 )
 """Exception kind -> (status, error type, error code): the first row the exception is an instance of."""
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+# json.dumps builds one per call; NaN and infinities are not JSON: writing one is a bug, said as a ValueError
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _HEX = "0123456789abcdef"
 log = logging.getLogger("synthgpt.server")
 
 
 def json_bytes(value: Any) -> bytes:
     return _ENCODER.encode(value).encode()
+
+
+def json_bytes_in_pieces(value: Any) -> bytes:
+    """`json_bytes(value)`, byte for byte, in many small encoder calls rather than one.
+
+    The C encoder holds the GIL for the whole of one call: 8 MB of embeddings in one `encode` kept the
+    event loop's thread from running for a second while a worker thread encoded them. Containers of
+    containers (an answer's `data`, `choices`) are written item by item, three levels deep.
+    """
+    out: list[str] = []
+    _pieces(value, out, 3)
+    return "".join(out).encode()
+
+
+def _pieces(value: Any, out: list[str], depth: int) -> None:
+    if depth and isinstance(value, dict) and all(type(k) is str for k in value):
+        out.append("{")
+        for i, (k, v) in enumerate(value.items()):
+            out.append(("," if i else "") + _ENCODER.encode(k) + ":")
+            _pieces(v, out, depth - 1)
+        out.append("}")
+    elif depth and isinstance(value, list | tuple) and value and isinstance(value[0], dict | list | tuple):
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _pieces(v, out, depth - 1)
+        out.append("]")
+    else:
+        out.append(_ENCODER.encode(value))
 
 
 def request_id(seed: int, *key: object) -> str:
@@ -155,6 +191,33 @@ def answer(
     server has always done); `stream` answers as a stream whatever the body says (`render --stream`).
     Exceptions raised while *encoding* an answer are bugs in a codec and propagate.
     """
+    accepted = accept(mock, codec, raw, headers, params, path=path, stream=stream)
+    return accepted if isinstance(accepted, Answered) else respond(mock, codec, accepted)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A request decoded and served, not yet answered: `answer` is `accept`, then `respond`. (The server
+    looks at `request` in between: a request whose answer may be large is answered in a worker thread.)"""
+
+    request: ModelRequest
+    body: Any
+    rid: str
+    key: tuple[str, str]
+    """What identifies the request for the request id of a failure (path, hash of the raw body)."""
+
+
+def accept(
+    mock: MockGPT,
+    codec: WireCodec,
+    raw: bytes,
+    headers: Mapping[str, str],
+    params: Mapping[str, str],
+    *,
+    path: str = "",
+    stream: bool = False,
+) -> Accepted | Answered:
+    """Parse, decode and check the model is served: the request, or the answer refusing it."""
     try:
         body = parse_json_body(raw)
         if stream and isinstance(body, dict):
@@ -165,11 +228,44 @@ def answer(
             spec = model_not_found(req.model)
             finish(mock, None, spec)
             return error_answer(codec, spec, 404, rid, failure=spec.message)
-        generation = mock.resolve(req)
     except Exception as exc:
         finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
-    return _encode(codec, generation, rid, _replayable(codec, body))
+    return Accepted(req, body, rid, (path, hashlib.blake2b(raw, digest_size=16).hexdigest()))
+
+
+def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: bool = False) -> Answered:
+    """Resolve an accepted request and encode its answer (`in_pieces`: in many small encoder calls, for an
+    answer made in a worker thread, see `server.offload`)."""
+    try:
+        generation = mock.resolve(accepted.request)
+    except Exception as exc:
+        finish(mock, None, exc)  # refused: no record; the call ends here
+        return refuse(mock, codec, exc, *accepted.key)
+    answered = _encode(codec, generation, accepted.rid, _replayable(codec, accepted.body), in_pieces)
+    size, limit = len(answered.data), mock.limits.max_answer_bytes
+    if size <= limit:
+        return answered
+    # the estimate before encoding (`limits.check_answer_size`) let it through: the bytes say no
+    name = generation.rule.name
+    spec = rule_failure(name, "answer_too_large", mock.limits)
+    finish(mock, generation.record, spec)  # ended here: the answer drawn is never sent
+    return error_answer(codec, spec, 500, accepted.rid, failure=f"rule {name!r} answered {size} bytes, "
+                        f"over {limit}")  # fmt: skip
+
+
+def rule_failure(rule: str | None, code: str, limits: Limits) -> ErrorSpec:
+    """The 500 of a rule that could not answer. It names the rule and a stable code, never the exception
+    text (the server logs that): a draw may touch anything, and its errors may quote it."""
+    who = f"The rule {rule!r}" if rule else "The rule that matched"
+    if code == "answer_too_large":
+        message = (
+            f"{who} answered more than this server's answer limit of {limits.max_answer_bytes} bytes "
+            "(max_answer_bytes)."
+        )
+    else:
+        message = f"{who} failed to draw an answer ({code}); the server's log has the details."
+    return ErrorSpec(status=500, message=message, type="server_error", code=code)
 
 
 def finish(
@@ -220,6 +316,11 @@ def refuse(mock: MockGPT, codec: WireCodec, exc: Exception, *key: object) -> Ans
             spec = ErrorSpec(status=status, type=etype)
             failure = f"{type(exc).__name__}: {exc}"
             return error_answer(codec, spec, status, rid, failure=failure, exception=exc)
+        if kind is SynthGPTError and not (isinstance(exc, DrawError) and exc.public):
+            # a draw's error may quote what the draw touched: the body names the rule and a code only
+            code = exc.code if isinstance(exc, DrawError) else "rule_error"
+            spec = rule_failure(getattr(exc, "rule", None), code, mock.limits)
+            return error_answer(codec, spec, status, rid, failure=str(exc).split("\n")[0], exception=exc)
         spec = ErrorSpec(status=status, message=str(exc), type=etype, code=code)
         return error_answer(codec, spec, status, rid, failure=str(exc).split("\n")[0], exception=exc)
     raise AssertionError("REFUSALS ends with Exception")  # pragma: no cover
@@ -248,7 +349,9 @@ def error_answer(
                     exception=exception)  # fmt: skip
 
 
-def _encode(codec: WireCodec, generation: Generation, rid: str, replayable: bool) -> Answered:
+def _encode(
+    codec: WireCodec, generation: Generation, rid: str, replayable: bool, in_pieces: bool = False
+) -> Answered:
     output, req = generation.output, generation.request
     plan = output.stream
     delay = plan.first_delay_ms
@@ -267,7 +370,8 @@ def _encode(codec: WireCodec, generation: Generation, rid: str, replayable: bool
         return Answered(200, headers, wire=wire, generation=generation, first_delay_ms=delay,
                         replayable=replayable)  # fmt: skip
     payload = codec.body(output, req)
-    return Answered(200, headers, json_bytes(payload), payload=payload, generation=generation,
+    data = json_bytes_in_pieces(payload) if in_pieces else json_bytes(payload)
+    return Answered(200, headers, data, payload=payload, generation=generation,
                     first_delay_ms=delay, replayable=replayable)  # fmt: skip
 
 

@@ -21,9 +21,11 @@ reported; the exit status is then 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -91,7 +93,7 @@ def file_stem(line: int, raw: str, api: str, stream: bool, width: int = 4) -> st
 
 
 def _json_bytes(body: Any) -> bytes:
-    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
+    return (json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
 def render_requests(
@@ -173,25 +175,52 @@ def _relative(path: Path, out: Path) -> str:
 
 
 def _remove_stale(out: Path, keep: set[str]) -> None:
-    """Delete files an earlier run listed in its manifest and this run does not produce (only those)."""
+    """Delete files an earlier run listed in its manifest and this run does not produce (only those).
+
+    An entry counts only if it names a file directly inside `out`: not `.`, `..`, a path, or a folder. A
+    stale entry that is a symlink loses the link, never what it points to."""
     old = out / "manifest.json"
     try:
+        if not stat.S_ISREG(old.lstat().st_mode):
+            return  # a link or a folder is no manifest of ours
         entries = json.loads(old.read_text(encoding="utf-8")).get("entries", [])
     except (OSError, ValueError, AttributeError):
         return
-    for entry in entries:
+    for entry in entries if isinstance(entries, list) else ():
         name = entry.get("file") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name not in keep and "/" not in name and "\\" not in name:
-            (out / name).unlink(missing_ok=True)
+        if not isinstance(name, str) or name in keep or not _plain_name(name):
+            continue
+        target = out / name
+        try:
+            if not stat.S_ISDIR(target.lstat().st_mode):
+                target.unlink()  # unlink never follows a symlink
+        except OSError:
+            continue  # gone already, or not ours to delete: a stale entry never stops a run
+
+
+def _plain_name(name: str) -> bool:
+    return name not in ("", ".", "..") and not any(c in name for c in "/\\\0")
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
+    """Write `data` to `path` unless it already holds exactly that. Never through a symlink: whatever is at
+    `path` (a link to a file outside `--out` included) is replaced by a new regular file, atomically."""
     try:
-        if path.read_bytes() == data:
+        if stat.S_ISREG(path.lstat().st_mode) and path.read_bytes() == data:
             return  # keep the mtime: file watchers in frontend dev servers stay quiet
     except OSError:
         pass
-    path.write_bytes(data)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(tmp, flags, 0o666)  # the umask applies, as for any file the user writes
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)  # replaces a symlink itself, not its target
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 class Progress:

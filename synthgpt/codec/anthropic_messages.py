@@ -23,8 +23,9 @@ from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, Reason
 from ..seeding import derive_seed, token_from_seed
 from .anthropic_messages_input import decode_messages_request
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
 from .errors import restate_default
+from .headers import journal_headers
 from .sse import chunk_text, text_deltas
 
 __all__ = [
@@ -127,7 +128,7 @@ class MessagesCodec:
     api: ApiKind = "messages"
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
-        return ModelRequest(**decode_messages_request(body, private_headers(headers)))
+        return ModelRequest(**decode_messages_request(body, journal_headers(headers)))
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         message = _message(output, _blocks(output), _stop_reason(output))
@@ -194,8 +195,8 @@ def _tool_input(arguments: str) -> tuple[dict[str, Any], str]:
     """The tool input object and the JSON text streamed for it; Anthropic inputs are always objects."""
     try:
         value = json.loads(arguments)
-    except ValueError:
-        value = {"raw": arguments}
+    except ValueError:  # a call cut by max_tokens: its input so far is streamed, the block holds none
+        return {}, arguments
     if isinstance(value, dict):
         return value, arguments
     wrapped = {"value": value}

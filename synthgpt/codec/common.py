@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from ..errors import RequestError
@@ -15,7 +15,6 @@ __all__ = [
     "dumps",
     "json_type_name",
     "parse_json_body",
-    "private_headers",
     "type_error",
 ]
 
@@ -23,8 +22,6 @@ MAX_JSON_DEPTH = 128
 """How deeply a request body may nest arrays and objects. Far more than any real request needs, and far
 enough under what the request model can serialize (pydantic stops near 255) and what the recursive
 schema and template code can walk, that a deep body is refused up front instead of failing mid-answer."""
-
-_PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
 
 
 def json_type_name(value: Any) -> str:
@@ -82,7 +79,10 @@ def parse_json_body(raw: bytes) -> Any:
             + _NOT_JSON
         ) from None
     try:
-        body = json.loads(text)
+        # a number that overflows a double is rare enough to pay for a hook on every decimal only then
+        body = (_FINITE if _MAYBE_HUGE.search(text) else _PLAIN)(text)
+    except _NotFinite as exc:
+        raise RequestError(_not_finite_message(text, exc.literal)) from None
     except (ValueError, RecursionError) as exc:
         raise RequestError(f"We could not parse the JSON body of your request ({exc}). {_NOT_JSON}") from None
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:  # rare: only then is the check paid
@@ -107,6 +107,61 @@ def parse_json_body(raw: bytes) -> Any:
             "Flatten the request: no API input needs that much nesting."
         )
     return body
+
+
+class _NotFinite(ValueError):
+    def __init__(self, literal: str) -> None:
+        super().__init__(literal)
+        self.literal = literal
+
+
+def _refuse_constant(literal: str) -> Any:
+    raise _NotFinite(literal)  # Python's parser takes NaN and ±Infinity; JSON (RFC 8259) has neither
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _NotFinite(literal)
+    return value
+
+
+_PLAIN = json.JSONDecoder(parse_constant=_refuse_constant).decode
+_FINITE = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float).decode
+_MAYBE_HUGE = re.compile(r"[eE]\+?0*[1-9][0-9]{2}|[0-9]{300}")  # an exponent of 100 or more, or 300 digits
+
+
+def _not_finite_message(text: str, literal: str) -> str:
+    where = ""
+    at = _token_position(text, literal)
+    if at >= 0:
+        line = text.count("\n", 0, at) + 1
+        where = f" (line {line} column {at - (text.rfind(chr(10), 0, at) + 1) + 1})"
+    if literal.lstrip("-") in ("NaN", "Infinity"):
+        return (f"We could not parse the JSON body of your request: `{literal}` is not JSON{where}. Send a "
+                "number, or null.")
+    return (
+        f"We could not parse the JSON body of your request: `{literal}` is not a JSON number a double can "
+        f"hold{where}. Send a number between -1.7e308 and 1.7e308."
+    )
+
+
+def _token_position(text: str, literal: str) -> int:
+    """Where `literal` first occurs outside a string in `text` (-1: nowhere). Error path only."""
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif text.startswith(literal, i) and (i == 0 or text[i - 1] in " \t\r\n:,["):
+            return i
+    return -1
 
 
 def json_depth(value: Any, stop: int) -> int:
@@ -148,8 +203,3 @@ def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool
             param,
             code="invalid_function_parameters" if tool else None,
         ) from None
-
-
-def private_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """Request headers worth recording in the journal: lower-cased, credentials left out."""
-    return tuple((k.lower(), v) for k, v in headers.items() if k.lower() not in _PRIVATE_HEADERS)

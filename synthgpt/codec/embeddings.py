@@ -19,15 +19,16 @@ from ..errors import MissingEmbeddings, RequestError
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..tokens import count_tokens
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
 from .errors import openai_error_body
+from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_input import type_error
 
 __all__ = ["EmbeddingsCodec", "MissingEmbeddings", "encode_vector"]
 
 _MAX_INPUTS = 2048
-_MAX_DIMENSIONS = 16384
+_MAX_DIMENSIONS = 3072  # text-embedding-3-large, OpenAI's largest embedding model
 _MAX_INPUT_TOKENS = 8192  # the context of OpenAI's embedding models
 _MAX_REQUEST_TOKENS = 300_000  # OpenAI's limit on all inputs of one request together
 _FORMATS = ("float", "base64")
@@ -146,7 +147,7 @@ class EmbeddingsCodec:
             model=model,
             inputs=inputs,
             dimensions=dims,
-            headers=private_headers(headers),
+            headers=journal_headers(headers),
             extra=extra,
         )
 

@@ -9,7 +9,8 @@ in the first delta of a choice; a tool call's `id`/`type`/`name` only in its fir
 carry `index` and argument fragments; calls are emitted in index order; one finish chunk per choice;
 with n > 1 the choices are interleaved one delta at a time, choice 0 first; with
 `stream_options.include_usage` a `choices: []` usage chunk comes last, then `data: [DONE]`.
-Reasoning has no place on this wire: it only shows in `usage.completion_tokens_details.reasoning_tokens`.
+OpenAI's reasoning shows only in `usage.completion_tokens_details.reasoning_tokens`; the `reasoning_content`
+of OpenAI-compatible servers is sent where the request asks for it (`chat_reasoning.py`).
 
 With `logprobs: true` (WIRE.md §2.2, C1 `83b060bae42e`) each choice carries
 `logprobs: {content: [...], refusal: null}`, one entry per token of its text (`synthgpt.logprobs`). The
@@ -32,6 +33,7 @@ from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_l
 from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
 from ..seeding import derive_seed, token_from_seed
 from .base import Frame
+from .chat_reasoning import shows_reasoning
 from .errors import openai_error_body
 from .openai_chat_request import decode_chat_request
 from .sse import chunk_text, text_deltas
@@ -132,17 +134,27 @@ def finish_reason(choice: Choice, legacy: bool) -> str:
 
 
 def choice_deltas(
-    choice: Choice, chunk_chars: int | None, pieces: list[str] | None = None, legacy: bool = False
+    choice: Choice,
+    chunk_chars: int | None,
+    pieces: list[str] | None = None,
+    legacy: bool = False,
+    reasoning: bool = False,
 ) -> list[dict[str, Any]]:
     """The deltas of one choice, in wire order, without the finish (that is `choice.finish_reason`).
 
     `chunk_chars=None` keeps each text and each argument string in one piece (the non-stream form).
     `pieces`, when given, are the text's content deltas (cut on token boundaries for logprobs).
+    `reasoning` sends the reasoning text first, as `reasoning_content` (see `chat_reasoning`).
     """
     text = choice.text
     calls = choice.tool_calls
     first: dict[str, Any] = {"role": "assistant", "content": "" if text or not calls else None}
     deltas = [first]
+    thought = choice.reasoning if reasoning else ""
+    if thought:
+        deltas += [
+            {"reasoning_content": p} for p in (chunk_text(thought, chunk_chars) if chunk_chars else [thought])
+        ]
     if text:
         if pieces is None:
             pieces = chunk_text(text, chunk_chars) if chunk_chars else [text]
@@ -176,7 +188,10 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
     content: str | None = None
     calls: list[dict[str, Any]] = []
     function: dict[str, str] | None = None
+    thought: str | None = None
     for d in deltas:
+        if "reasoning_content" in d:
+            thought = (thought or "") + d["reasoning_content"]
         if d.get("content") is not None:
             content = (content or "") + d["content"]
         if "function_call" in d:
@@ -196,6 +211,8 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
                 )
             calls[k]["function"]["arguments"] += tc["function"].get("arguments", "")
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "annotations": []}
+    if thought is not None:
+        message["reasoning_content"] = thought
     if calls:
         message["tool_calls"] = calls
     if function is not None:
@@ -208,18 +225,25 @@ def _finish_chunk(index: int, choice: Choice, legacy: bool = False) -> str:
     return f'{{"index":{index},"delta":{{}},"logprobs":null,"finish_reason":{finish}}}'
 
 
-def _logprob_chunks(output: ModelOutput, index: int, chunk_chars: int, top: int, legacy: bool) -> list[str]:
+def _logprob_chunks(
+    output: ModelOutput, index: int, chunk_chars: int, top: int, legacy: bool, reasoning: bool
+) -> list[str]:
     """The rendered chunks of one choice when logprobs are asked for: text cut on token boundaries, each
     content chunk with the entries of its tokens."""
     choice = output.choices[index]
     groups = group_by_chars(choice_logprobs(output, index, top), chunk_chars)
-    deltas = choice_deltas(choice, chunk_chars, pieces=[text for text, _ in groups], legacy=legacy)
+    deltas = choice_deltas(choice, chunk_chars, [text for text, _ in groups], legacy, reasoning)
     first = (
         '{"content":[],"refusal":null}'
         if deltas[0]["content"] is not None
         else '{"content":null,"refusal":null}'
     )
-    logprobs = [first, *('{"content":' + dumps(entries) + ',"refusal":null}' for _, entries in groups)]
+    thinking = ["null"] * sum(1 for d in deltas if "reasoning_content" in d)  # reasoning has no entries
+    logprobs = [
+        first,
+        *thinking,
+        *('{"content":' + dumps(entries) + ',"refusal":null}' for _, entries in groups),
+    ]
     logprobs += ["null"] * (len(deltas) - len(logprobs))  # tool-call deltas carry no content tokens
     chunks = [
         f'{{"index":{index},"delta":{delta_json(d)},"logprobs":{lp},"finish_reason":null}}'
@@ -239,10 +263,11 @@ class ChatCodec:
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         legacy = legacy_functions(request)
+        shown = shows_reasoning(request)
         choices: list[dict[str, Any]] = [
             {
                 "index": i,
-                "message": fold_deltas(choice_deltas(choice, None, legacy=legacy)),
+                "message": fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=shown)),
                 "logprobs": None,
                 "finish_reason": finish_reason(choice, legacy),
             }
@@ -282,9 +307,10 @@ class ChatCodec:
         )
         top = logprobs_asked(request)
         legacy = legacy_functions(request)
+        shown = shows_reasoning(request)
         if top is not None:
             per_choice = [
-                _logprob_chunks(output, i, output.stream.chunk_chars, top, legacy)
+                _logprob_chunks(output, i, output.stream.chunk_chars, top, legacy, shown)
                 for i in range(len(output.choices))
             ]
         else:
@@ -297,6 +323,7 @@ class ChatCodec:
                             output.stream.chunk_chars,
                             pieces=text_deltas(choice.text, output.stream) if output.stream.deltas else None,
                             legacy=legacy,
+                            reasoning=shown,
                         )
                     ),
                     _finish_chunk(i, choice, legacy),

@@ -16,8 +16,10 @@ from pydantic import ValidationError
 
 from ..errors import RequestError
 from ..model import ModelRequest, request_error_from
+from .chat_reasoning import chat_reasoning
 from .common import check_schema, json_type_name, type_error
 from .errors import unsupported_custom_tool
+from .headers import journal_headers
 
 __all__ = ["decode_chat_request"]
 
@@ -512,8 +514,8 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         "stream_options": dict(stream_options or {}),
         # a legacy answer holds one function call at most
         "parallel_tool_calls": (True if parallel is None else parallel) and functions is None,
-        "reasoning": None if effort in (None, "none") else {"effort": effort},
-        "headers": dict(headers),
+        "reasoning": chat_reasoning(body, model or "", effort),
+        "headers": journal_headers(headers),
         "extra": {k: v for k, v in body.items() if k not in _HANDLED},
     }
     _name_tool_results(neutral["messages"])

@@ -19,8 +19,9 @@ from typing import Any
 from ..errors import RequestError, ResponseNotFound
 from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
 from .base import Frame
-from .common import dumps, private_headers
+from .common import dumps
 from .errors import openai_error_body
+from .headers import journal_headers
 from .openai_chat import openai_response_headers
 from .openai_responses_events import (
     UNKNOWN_ITEM_TYPE,
@@ -77,7 +78,7 @@ class ResponsesCodec:
                 "Invalid 'input': the conversation has no messages.", "input", code="empty_array"
             )
         return ModelRequest(
-            api="responses", model=model, messages=messages, headers=private_headers(headers), **settings
+            api="responses", model=model, messages=messages, headers=journal_headers(headers), **settings
         )
 
     # ------------------------------------------------------------------------------------------- encode

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ..model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ..seeding import derive_seed, token_from_seed
+from .openai_responses_hosted import hosted_event_kinds, hosted_items
 from .sse import chunk_text, text_deltas
 
 __all__ = [
@@ -89,7 +90,9 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     events.append({"type": "response.in_progress", "response": shell})
     finished = []
     for index, item in enumerate(items):
-        if item["type"] == "message" and status == "incomplete":
+        # a cut answer's messages are incomplete, and so is a function call the token limit cut (the last)
+        last_call = item["type"] == "function_call" and index == len(items) - 1
+        if status == "incomplete" and (item["type"] == "message" or last_call):
             item["status"] = "incomplete"
         events.extend(_item_events(item, index, output.stream))
         finished.append(item)
@@ -159,6 +162,11 @@ def _items(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
                 "role": "assistant",
             }
         )
+    searches, notes = hosted_items(output, request, hex_id)
+    if searches:  # the provider's searches come before the answer that cites them
+        at = next(i for i, item in enumerate(items) if item["type"] == "message")
+        items[at]["content"][0]["annotations"] = notes
+        items[at:at] = searches
     top = logprobs_asked(request)
     if top is not None:
         for item in items:
@@ -220,6 +228,11 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Eve
                 TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
                 for d in text_deltas(text, plan)
             )
+        out.extend(
+            {"type": "response.output_text.annotation.added", **ids, "content_index": 0,
+             "annotation_index": k, "annotation": note}
+            for k, note in enumerate(full["annotations"])
+        )  # fmt: skip
         out.append(
             {
                 "type": "response.output_text.done",
@@ -230,6 +243,9 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Eve
             }
         )
         out.append({"type": "response.content_part.done", **ids, "content_index": 0, "part": full})
+    elif kind in ("web_search_call", "file_search_call"):
+        out.append(_added({**item, "status": "in_progress"}, index))
+        out.extend({"type": name, **ids} for name in hosted_event_kinds(item))
     elif kind == "function_call":
         out.append(_added({**item, "status": "in_progress", "arguments": ""}, index))
         out.extend(

@@ -8,6 +8,7 @@ history never gets a 400 for it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from ..errors import RequestError
 from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
 from .common import check_schema, type_error
 from .errors import unsupported_custom_tool
+from .openai_responses_hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
 
@@ -295,6 +297,23 @@ def _optional(body: Mapping[str, Any], key: str, kind: type, expected: str) -> A
     return value
 
 
+def _decimal(body: Mapping[str, Any], key: str, most: float) -> None:
+    """A sampling setting within [0, most]: the response echoes it, so NaN would make the body not JSON."""
+    value = body.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise type_error(key, "a decimal", value)
+    if not math.isfinite(value) or not 0 <= value <= most:
+        above = not value < 0
+        raise RequestError(
+            f"Invalid '{key}': decimal {'above maximum' if above else 'below minimum'} value. "
+            f"Expected a value {f'<= {most:g}' if above else '>= 0'}, but got {value} instead.",
+            key,
+            code="decimal_above_max_value" if above else "decimal_below_min_value",
+        )
+
+
 def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     """Every ModelRequest field a Responses body sets, except `messages` and `headers`."""
     max_out = _optional(body, "max_output_tokens", int, "an integer")
@@ -317,6 +336,8 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
             "top_logprobs",
             code="integer_above_max_value" if above else "integer_below_min_value",
         )
+    _decimal(body, "temperature", 2)
+    _decimal(body, "top_p", 1)
     include = _optional(body, "include", list, "an array of strings")
     for i, value in enumerate(include or ()):
         if not isinstance(value, str):
@@ -335,8 +356,13 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
         "max_output_tokens": max_out,
         "parallel_tool_calls": True if parallel is None else parallel,
         "stream": bool(stream),
-        "extra": {k: body[k] for k in ECHOED if k in body},
+        "extra": {k: body[k] for k in ECHOED if k in body} | _hosted(body.get("tools")),
     }
+
+
+def _hosted(tools: Any) -> dict[str, Any]:
+    kinds = hosted_tools(tools)
+    return {HOSTED_EXTRA: kinds} if kinds else {}
 
 
 def conversation_messages(messages: tuple[Message, ...], has_instructions: bool) -> tuple[Message, ...]:

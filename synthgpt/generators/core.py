@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from .._validation import MAX_ITEMS, finite, shown, whole
 from ..errors import DrawError, RuleError
+from ..limits import DEFAULT_LIMITS, Limits
 from ..model import ModelRequest
 from ..seeding import derive_seed
 
@@ -45,8 +46,8 @@ class DrawContext:
     """What a draw may depend on: the request, a seed, the clock reading and the rule's captures."""
 
     __slots__ = (
-        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "now", "received", "request", "rule",
-        "seed",
+        "_call_index", "_order_reads", "_rng", "base_seed", "captures", "limits", "now", "received",
+        "request", "rule", "seed",
     )  # fmt: skip
 
     def __init__(
@@ -60,6 +61,7 @@ class DrawContext:
         call_index: int = 0,
         base_seed: int = 0,
         order_reads: list[int] | None = None,
+        limits: Limits | None = None,
         received: ModelRequest | None = None,
     ) -> None:
         self.request = request
@@ -77,6 +79,8 @@ class DrawContext:
         # Shared by every context forked from this one; grows when a draw reads `call_index`, i.e. when the
         # answer depends on call order (the server's response memo must not replay such an answer).
         self._order_reads = order_reads
+        self.limits = limits or DEFAULT_LIMITS
+        """The request's budgets (`synthgpt.limits`): what a draw may build before it must stop."""
 
     @property
     def call_index(self) -> int:
@@ -105,6 +109,7 @@ class DrawContext:
             call_index=self._call_index,
             base_seed=self.base_seed,
             order_reads=self._order_reads,
+            limits=self.limits,
             received=self.received,
         )
 

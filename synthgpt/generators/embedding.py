@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._validation import whole
-from ..errors import RuleError
+from ..errors import RequestError, RuleError
+from ..limits import Limits
 from .core import DrawContext, Generator
 
 __all__ = ["EmbeddingVectors", "Embeddings", "embed_text", "native_dimensions"]
@@ -129,6 +130,24 @@ def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: in
     return tuple(_to_float32(a / norm) for a in acc)
 
 
+_FLOAT_BYTES = 23  # a float as JSON writes it ("-0.012345678901234567, "), measured
+_BASE64_BYTES = 16 / 3  # four bytes of float32, in base64
+
+
+def _check_answer_size(n: int, dims: int, fmt: str, limits: Limits) -> None:
+    """Refuse, before computing a vector, a batch whose answer would be over the answer limit: 2048 inputs
+    of 3072 dimensions are 145 MB of JSON and a minute of CPU."""
+    size = round(n * dims * (_BASE64_BYTES if fmt == "base64" else _FLOAT_BYTES))
+    if size > limits.max_answer_bytes:
+        raise RequestError(
+            f"This request asks for {n} embeddings of {dims} dimensions as {fmt}: about {size} bytes, over "
+            f"this server's answer limit of {limits.max_answer_bytes} bytes (max_answer_bytes). Send fewer "
+            "inputs per request, ask for fewer dimensions, or use encoding_format 'base64'.",
+            "input",
+            code="answer_too_large",
+        )
+
+
 class Embeddings(Generator[EmbeddingVectors]):
     """One vector per input of an embeddings request (or for the last user message of any other request).
 
@@ -150,6 +169,7 @@ class Embeddings(Generator[EmbeddingVectors]):
         req = ctx.request
         dims = self.dimensions or req.dimensions or native_dimensions(req.model)
         texts = req.inputs or (req.last_user,)
+        _check_answer_size(len(texts), dims, str(req.extra.get("encoding_format", "float")), ctx.limits)
         return EmbeddingVectors(
             tuple(embed_text(t, model=req.model, dimensions=dims, seed=ctx.base_seed) for t in texts)
         )

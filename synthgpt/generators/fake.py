@@ -163,7 +163,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, set | frozenset):  # set order follows the per-process string hash: sort it
-        return sorted((_jsonable(v) for v in value), key=lambda v: dumps(v))
+        return sorted((_jsonable(v) for v in value), key=lambda v: dumps(v, allow_nan=True))
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, dict):

@@ -10,10 +10,12 @@ from ..errors import DrawError, RuleError
 from ..jsonutil import dumps
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
+from .conversation_fill import fill_from_conversation
 from .core import DrawContext, Generator, lift
 from .prose import answer_shape, topic
 from .request_args import fill_from_request
 from .text import ADJECTIVES, with_article
+from .tool_pick import pick_tool
 
 __all__ = ["Answer", "Reasoning", "Reply", "ToolCallGen", "answer_json", "call_id", "to_choice"]
 
@@ -35,7 +37,8 @@ def answer_json(value: Any, tool: str | None = None, rule: str = "") -> str:
         where = f"rule {rule!r}: " if rule else ""
         what = "the answer" if tool is None else f"the arguments of tool {tool!r}"
         raise DrawError(f"{where}{what} cannot be written as JSON ({why} found); answers are made of "
-                        "strings, numbers, booleans, null, lists and dicts") from None
+                        "strings, numbers, booleans, null, lists and dicts", rule=rule or None,
+                        public=True) from None  # fmt: skip
 
 
 def call_id(ctx: DrawContext, index: int = 0) -> str:
@@ -58,7 +61,8 @@ class Answer:
 
 class ToolCallGen(Generator[ToolCallPart]):
     """A call of tool `name` with `args` (a dict of values/generators), or schema-valid arguments drawn
-    from the tool's declared parameters when `args` is None. `name=None` calls the forced or first tool."""
+    from the tool's declared parameters when `args` is None. `name=None` calls the tool that moves the
+    loop on (`tool_pick.pick_tool`: the named one, a work tool first, then the final-answer tool)."""
 
     __slots__ = ("args", "name")
 
@@ -72,11 +76,8 @@ class ToolCallGen(Generator[ToolCallPart]):
         req = ctx.request
         name = self.name
         if name is None:
-            if req.tool_choice.mode == "named" and req.tool_choice.name:
-                name = req.tool_choice.name
-            elif req.tools:
-                name = req.tools[0].name
-            else:
+            name = pick_tool(req)
+            if name is None:
                 raise DrawError("tool_call() without a name needs a request that declares tools")
         if self.args is not None:
             args = self.args.draw(ctx.fork("args"))
@@ -93,6 +94,7 @@ class ToolCallGen(Generator[ToolCallPart]):
                 except DrawError as exc:  # the request's own schema allows nothing drawable
                     raise undrawable_request_schema(req, exc, tool.name) from None
                 args = fill_from_request(args, tool.parameters, req.last_user)
+                args = fill_from_conversation(args, tool.parameters, req, places=False)
         text = args if isinstance(args, str) else answer_json(args, name)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 

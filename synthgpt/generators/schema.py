@@ -8,6 +8,7 @@ adding a property to a schema leaves the values of the others as they were.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import math
 from collections.abc import Mapping
@@ -33,6 +34,24 @@ from .schema_check import (
 from .schema_names import FORMATS, fit_text, text_for_name
 
 __all__ = ["FromSchema", "validate_supported"]
+
+_SPREAD = 256
+"""At most this many characters past a pattern's minimum: `maxLength: 1e9` allows that, never asks for it."""
+
+# values drawn so far in the current document, and the limit: shared by nested from_schema draws
+_DRAWN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("synthgpt_drawn", default=None)
+
+
+def _count(n: int) -> None:
+    drawn = _DRAWN.get()
+    if drawn is not None:
+        drawn[0] += n
+        if drawn[0] > drawn[1]:  # a recursive schema whose optional branches keep multiplying
+            raise DrawError(
+                f"from_schema: the document grew past this server's limit of {drawn[1]} values "
+                "(max_schema_values); make recursive properties rarer or lower max_depth",
+                code="draw_over_budget",
+            )
 
 
 class FromSchema(Generator[Any]):
@@ -60,10 +79,41 @@ class FromSchema(Generator[Any]):
             )
 
     def draw(self, ctx: DrawContext) -> Any:
+        self._check_budget(ctx)
+        outer = _DRAWN.get()
+        token = _DRAWN.set(outer or [0, ctx.limits.max_schema_values])
         try:
             return self._value(self.schema, ctx, (), "", (), False)
         except RecursionError:
             raise DrawError("from_schema: the schema nests too deeply to draw; lower max_depth") from None
+        finally:
+            _DRAWN.reset(token)
+
+    def smallest_values(self) -> float:
+        """How many values the smallest document of this schema has (inf: only overrides end it)."""
+        return self._s.smallest(self.schema)[0]
+
+    def _check_budget(self, ctx: DrawContext) -> None:
+        """Refuse, before drawing anything, a schema whose smallest document is over the request's limits."""
+        limits = ctx.limits
+        values, chars = self._s.smallest(self.schema)
+        if math.isinf(values):  # only overrides end its recursion: `_value` says where, when it gets there
+            return
+        if values > limits.max_schema_values:
+            where = self._s.blame(self.schema, "", lambda vc: vc[0] > limits.max_schema_values)
+            raise DrawError(
+                f"from_schema: {where}: the smallest document this schema allows has {values:.0f} values, "
+                f"over this server's limit of {limits.max_schema_values} values (max_schema_values)",
+                code="draw_over_budget",
+            )
+        if chars > limits.max_answer_bytes:
+            where = self._s.blame(self.schema, "", lambda vc: vc[1] > limits.max_answer_bytes)
+            raise DrawError(
+                f"from_schema: {where}: the smallest document this schema allows has {chars:.0f} characters "
+                f"of strings, over this server's answer limit of {limits.max_answer_bytes} bytes "
+                "(max_answer_bytes)",
+                code="draw_over_budget",
+            )
 
     def __repr__(self) -> str:
         extra = f", overrides={self.overrides!r}" if self.overrides else ""
@@ -71,6 +121,7 @@ class FromSchema(Generator[Any]):
         return f"from_schema({self.schema!r}{extra})"
 
     def _value(self, s: Schema, ctx: DrawContext, path: Path, name: str, refs: Path, minimal: bool) -> Any:
+        _count(1)
         f, followed = self._s.flat(s)
         for r in followed:
             refs = (*refs, r)
@@ -142,6 +193,7 @@ class FromSchema(Generator[Any]):
 
     def _object(self, f: Schema, ctx: DrawContext, path: Path, refs: Path, minimal: bool) -> dict[str, Any]:
         required = f.get("required", [])
+        _count(sum(1 for p in f.get("properties", ()) if p not in required))  # weighing one is work too
         out: dict[str, Any] = {}
         for name in dict.fromkeys([*f.get("properties", {}), *required]):
             p = (*path, name)
@@ -203,7 +255,7 @@ class FromSchema(Generator[Any]):
         pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None
         # quantifiers stretch by a random amount up to what minLength needs, the spread keeps under maxLength
         need = max(0, lo - pattern.min_len) if pattern else 0
-        spread = 8 if hi is None else max(1, hi - lo)
+        spread = 8 if hi is None else max(1, min(hi - lo, _SPREAD))
         for attempt in range(40):
             c = ctx.fork(("retry", attempt)) if attempt else ctx
             low = c.rng.randint(0, need) if need else 0

@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import math
 import random
-import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from ..errors import SchemaError
+from ..errors import RuleError, SchemaError
+from ..linear_regex import RuleRegex, compile_rule_regex
 from ..seeding import canonical_json
 from .pattern import Pattern, PatternError
 from .schema_names import NUMBER_NAMES, by_name
@@ -112,9 +112,13 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     lo, lox, hi, hix = _bounds(f)
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
-    # a one-sided bound keeps the name's usual spread, shifted to start (or end) at that bound
-    a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
-    b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
+    if (lo is None or lo <= dlo) and (hi is None or dhi <= hi):
+        # bounds around the name's usual range (zod 4's `.int()` adds ±2^53) keep it: an age stays an age
+        a, b = dlo, dhi
+    else:
+        # a bound inside it keeps the name's usual spread, shifted to start (or end) at that bound
+        a = lo if lo is not None else dlo if hi is None or dlo < hi else hi - (dhi - dlo)
+        b = hi if hi is not None else dhi if dhi > a else a + (dhi - dlo)
 
     def ok(v: float) -> bool:
         return (lo is None or v > lo or (v == lo and not lox)) and (
@@ -292,6 +296,7 @@ class _Schema:
     def __init__(self, root: Any) -> None:
         self.root = root
         self.patterns: dict[str, Pattern] = {}
+        self.regexes: dict[str, RuleRegex] = {}
         self._flat: dict[int, tuple[Schema, Schema, tuple[str, ...]]] = {}
         self._branches: dict[tuple[int, str, int], Schema] = {}
         self._costs: dict[tuple[int, frozenset[str]], float] = {}
@@ -299,6 +304,7 @@ class _Schema:
         self._depth = 0
         self._choices: dict[int, list[Any]] = {}
         self._rests: list[Schema] = []
+        self._smallest: dict[tuple[int, frozenset[str]], tuple[float, float]] = {}
         self.walk(root, "")
 
     def walk(self, s: Any, ptr: str) -> None:
@@ -381,6 +387,13 @@ class _Schema:
                 ptr,
                 f"minItems {f['minItems']} is more than the {len(prefix)} prefixItems `items: false` allows",
             )
+        if f.get("uniqueItems") and f.get("minItems", 0) > len(prefix):
+            distinct = self._distinct(_item(f, len(prefix)))
+            if distinct is not None and f["minItems"] > len(prefix) + distinct:
+                raise SchemaError(
+                    ptr, f"minItems {f['minItems']} with uniqueItems, but the items allow only {distinct} "
+                    "distinct values"
+                )
         for integer in sorted({t == "integer" for t in _types(f) if t in ("integer", "number")}):
             if _number(f, None, "", integer) is None:
                 desc = ", ".join(f"{k} {f[k]}" for k in _NUMBERS if k in f)
@@ -388,14 +401,28 @@ class _Schema:
         if "pattern" in f and f["pattern"] not in self.patterns:
             try:
                 self.patterns[f["pattern"]] = Pattern(f["pattern"])
+                # drawn values are checked against other branches' patterns: on RE2, so never for seconds
+                self.regexes[f["pattern"]] = compile_rule_regex(f["pattern"], ignore_case=False)
             except PatternError as e:
                 raise SchemaError(ptr, f"pattern {f['pattern']!r} {e}") from None
+            except RuleError as e:
+                raise SchemaError(ptr, "pattern " + str(e).removeprefix("regex: regex ")) from None
         if "pattern" in f:
             pat, lo, hi = self.patterns[f["pattern"]], f.get("minLength", 0), f.get("maxLength")
             if (pat.max_len is not None and pat.max_len < lo) or (hi is not None and pat.min_len > hi):
                 raise SchemaError(
                     ptr, f"pattern {pat.source!r} cannot produce a string of length {_span(lo, hi)}"
                 )
+
+    def _distinct(self, s: Schema) -> int | None:
+        """How many distinct values s allows, when that is a small known number (enum, const, boolean)."""
+        f, _ = self.flat(s)
+        if "const" in f or "enum" in f:
+            return len({canonical_json(v) for v in self.choices(f)})
+        types = _types(f)
+        if set(types) <= {"boolean", "null"} and "anyOf" not in f and "oneOf" not in f:
+            return sum(2 if t == "boolean" else 1 for t in types)
+        return None
 
     def target(self, ref: str, ptr: str) -> Schema:
         if ref != "#" and not ref.startswith("#/"):
@@ -465,9 +492,71 @@ class _Schema:
         t = min(_types(f), key=_TYPES.index)
         if t == "object":
             return 1 + sum(self.cost(_prop(f, name), stack) for name in f.get("required", []))
-        if t == "array":
-            return 1 + sum(self.cost(_item(f, i), stack) for i in range(f.get("minItems", 0)))
+        if t == "array":  # multiplied, not summed item by item: minItems may be a billion
+            lo, prefix = f.get("minItems", 0), f.get("prefixItems", [])
+            head = sum(self.cost(_item(f, i), stack) for i in range(min(lo, len(prefix))))
+            rest = lo - len(prefix)
+            return 1 + head + (rest * self.cost(_item(f, len(prefix)), stack) if rest > 0 else 0)
         return 1
+
+    def smallest(self, s: Schema, stack: frozenset[str] = frozenset()) -> tuple[float, float]:
+        """(values, characters) of the smallest document s allows: what drawing it costs at the least."""
+        key = (id(s), stack)
+        hit = self._smallest.get(key)
+        if hit is None:
+            self._smallest[key] = (math.inf, math.inf)
+            f, refs = self.flat(s)
+            hit = (math.inf, math.inf) if stack & set(refs) else self._smallest_flat(f, stack | set(refs))
+            self._smallest[key] = hit
+        return hit
+
+    def _smallest_flat(self, f: Schema, stack: frozenset[str]) -> tuple[float, float]:
+        if "const" in f or "enum" in f:
+            return 1, 0
+        key = "anyOf" if "anyOf" in f else "oneOf"
+        if key in f:
+            return min(self.smallest(self.branch(f, key, i), stack) for i in range(len(f[key])))
+        t = min(_types(f), key=_TYPES.index)
+        parts: list[tuple[float, float]] = []
+        if t == "object":
+            parts = [self.smallest(_prop(f, name), stack) for name in f.get("required", [])]
+        elif t == "array":
+            lo, prefix = f.get("minItems", 0), f.get("prefixItems", [])
+            parts = [self.smallest(_item(f, i), stack) for i in range(min(lo, len(prefix)))]
+            if lo > len(prefix):
+                v, c = self.smallest(_item(f, len(prefix)), stack)
+                parts.append(((lo - len(prefix)) * v, (lo - len(prefix)) * c))
+        elif t == "string":
+            pattern = self.patterns.get(f["pattern"]) if "pattern" in f else None
+            return 1, max(f.get("minLength", 0), pattern.min_len if pattern else 0)
+        return 1 + sum(v for v, _ in parts), sum(c for _, c in parts)
+
+    def blame(self, s: Schema, ptr: str, over: Callable[[tuple[float, float]], bool]) -> str:
+        """The keyword (and its pointer) that makes s's smallest document `over` a limit: the deepest one
+        on the way down whose subschema alone is not over it."""
+        if "$ref" in s:
+            ptr = s["$ref"][1:]
+        f, _ = self.flat(s)
+        key = "anyOf" if "anyOf" in f else "oneOf"
+        if key in f and "const" not in f and "enum" not in f:
+            i = min(range(len(f[key])), key=lambda j: self.smallest(self.branch(f, key, j)))
+            return self.blame(self.branch(f, key, i), f"{ptr}/{key}/{i}", over)
+        t = min(_types(f), key=_TYPES.index)
+        if t == "object":
+            for name in f.get("required", []):
+                sub = _prop(f, name)
+                if over(self.smallest(sub)):
+                    return self.blame(sub, f"{ptr}/properties/{_esc(name)}", over)
+            return f"`required` ({len(f.get('required', []))} properties) at {ptr or '/'}"
+        if t == "array":
+            prefix = f.get("prefixItems", [])
+            sub = _item(f, len(prefix))
+            if over(self.smallest(sub)):
+                return self.blame(sub, f"{ptr}/items", over)
+            return f"`minItems {f.get('minItems', 0)}` at {ptr or '/'}"
+        if "pattern" in f and self.patterns[f["pattern"]].min_len >= f.get("minLength", 0):
+            return f"`pattern {_show(f['pattern'], 40)}` at {ptr or '/'}"
+        return f"`minLength {f.get('minLength', 0)}` at {ptr or '/'}"
 
     def valid(self, v: Any, s: Schema) -> bool:
         """Whether `v` satisfies `s`, over the keywords this module supports (formats are annotations, as
@@ -497,7 +586,7 @@ class _Schema:
     def _valid_string(self, v: str, f: Schema) -> bool:
         if len(v) < f.get("minLength", 0) or len(v) > f.get("maxLength", len(v)):
             return False
-        return "pattern" not in f or re.search(f["pattern"], v) is not None
+        return "pattern" not in f or self.regexes[f["pattern"]].search(v) is not None
 
     def _valid_array(self, v: list[Any], f: Schema) -> bool:
         if len(v) < f.get("minItems", 0) or len(v) > f.get("maxItems", len(v)):

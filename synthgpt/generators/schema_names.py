@@ -150,8 +150,14 @@ def fit_text(text: str, lo: int, hi: int | None, rng: random.Random) -> str:
     if hi is not None and len(text) > hi:
         cut = text[:hi]
         text = cut.rsplit(" ", 1)[0].rstrip() if " " in cut else cut
-    while len(text) < lo:
-        text = f"{text} {rng.choice(WORDS)}" if text else rng.choice(WORDS)
+    if len(text) < lo:  # joined once at the end: adding word by word copied the text every time
+        parts = [text] if text else []
+        size = len(text)
+        while size < lo:
+            word = rng.choice(WORDS)
+            size += len(word) + (1 if parts else 0)
+            parts.append(word)
+        text = " ".join(parts)
     if hi is not None:
         text = text[:hi]
     return text[:-1] + "x" if text.endswith(" ") else text

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RequestError
 from ..model import ModelRequest
 from ..seeding import canonical_json
+from .conversation_fill import fill_from_conversation
 from .core import DrawContext, Generator, Objects
+from .prompt_schema import prompt_schema
 from .text import Words
+
+if TYPE_CHECKING:
+    from .schema import FromSchema
 
 __all__ = ["FromRequestSchema", "compiled_schema", "undrawable_request_schema"]
 
@@ -32,15 +38,13 @@ def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str |
 
 
 @lru_cache(maxsize=256)
-def _compile(schema_json: str) -> Generator[Any]:
-    import json
-
+def _compile(schema_json: str) -> FromSchema:
     from .schema import FromSchema
 
     return FromSchema(json.loads(schema_json))
 
 
-def compiled_schema(schema: dict[str, Any]) -> Generator[Any]:
+def compiled_schema(schema: dict[str, Any]) -> FromSchema:
     """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs)."""
     return _compile(canonical_json(schema))
 
@@ -49,7 +53,9 @@ _GENERIC_OBJECT = Objects({"answer": Words(3, 8)})
 
 
 class FromRequestSchema(Generator[Any]):
-    """Draws a document for the request's `response_schema`; a plain JSON object for json_object mode."""
+    """Draws a document for the request's `response_schema` (or the JSON Schema its prompt gives, fenced
+    when it asks for a code block), its fields taking what the conversation says; a plain JSON object for
+    json_object mode without a schema."""
 
     __slots__ = ("overrides",)
 
@@ -57,17 +63,37 @@ class FromRequestSchema(Generator[Any]):
         self.overrides = dict(overrides or {})
 
     def draw(self, ctx: DrawContext) -> Any:
-        rs = ctx.request.response_schema
+        req = ctx.request
+        rs = req.response_schema
         if rs is None or rs.schema_ is None:
-            return _GENERIC_OBJECT.draw(ctx)
+            return self._from_prompt(ctx)
         try:
             if self.overrides:
                 from .schema import FromSchema
 
                 return FromSchema(rs.schema_, self.overrides).draw(ctx)
-            return compiled_schema(rs.schema_).draw(ctx)
+            doc = compiled_schema(rs.schema_).draw(ctx)
         except DrawError as exc:
             raise undrawable_request_schema(ctx.request, exc) from None
+        return fill_from_conversation(doc, rs.schema_, req)
+
+    def _from_prompt(self, ctx: DrawContext) -> Any:
+        found = prompt_schema(ctx.request)
+        if found is None:
+            return _GENERIC_OBJECT.draw(ctx)
+        try:
+            if self.overrides:
+                from .schema import FromSchema
+
+                doc = FromSchema(found.schema, self.overrides).draw(ctx)
+            else:
+                drawn = compiled_schema(found.schema).draw(ctx)
+                doc = fill_from_conversation(drawn, found.schema, ctx.request)
+        except DrawError:  # a schema in prose is a hint, not a request field: no 400 for it
+            return _GENERIC_OBJECT.draw(ctx)
+        if found.fenced:
+            return f"```json\n{json.dumps(doc, indent=2, ensure_ascii=False)}\n```"
+        return doc
 
     def __repr__(self) -> str:
         return f"from_request_schema({self.overrides!r})" if self.overrides else "from_request_schema()"

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any
 
 from ..errors import DrawError, RuleError
 from .core import DrawContext, Generator
-
-if TYPE_CHECKING:
-    from jinja2.sandbox import SandboxedEnvironment
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
 
@@ -36,23 +33,12 @@ TEMPLATE_NAMES = frozenset(
 )
 
 
-@cache
-def _env() -> SandboxedEnvironment:
+def _parse(source: str) -> Any:
     # Jinja2 is imported with the first template, not with synthgpt: a server whose rules have no template
     # never loads it (about 2 MB of a server's memory).
-    import jinja2
-    from jinja2.sandbox import SandboxedEnvironment
+    from .sandbox import sandbox
 
-    env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
-    # Jinja's own `random` filter reads the global RNG; ours asks the render's seeded picker.
-    env.filters["random"] = jinja2.pass_context(_random_filter)
-    # Jinja's `lipsum()` global draws from the global RNG too; templates have `paragraph()` instead.
-    env.globals.pop("lipsum", None)
-    return env
-
-
-def _random_filter(context: Any, seq: Sequence[Any]) -> Any:
-    return context["_synthgpt_pick"](seq)
+    return sandbox().parse(source)
 
 
 class Template(Generator[str]):
@@ -74,19 +60,24 @@ class Template(Generator[str]):
         import jinja2
         from jinja2 import meta
 
+        from .sandbox import compile_template
+        from .template_scope import check_scope
+
         try:
-            ast = _env().parse(source)
+            ast = _parse(source)
         except jinja2.TemplateSyntaxError as exc:
             raise RuleError(f"template syntax error at line {exc.lineno}: {exc.message}") from None
         from .registry import REGISTRY
 
-        allowed = TEMPLATE_NAMES | set(REGISTRY) | set(known_names)
+        known = set(known_names)
+        allowed = TEMPLATE_NAMES | set(REGISTRY) | known
         names = meta.find_undeclared_variables(ast)
         unknown = sorted(names - allowed)
+        check_scope(ast, shadowed=known)
         # only what the template reads is put in its scope: a drawer per registered generator on every
         # draw cost more than most renders, and reading `call_index` marks an answer as call-order dependent
         self._names = frozenset(names)
-        self._template = _env().from_string(source)
+        self._template = compile_template(ast)
         self._unknown = unknown  # names that must come from captures at draw time
 
     @property
@@ -97,11 +88,12 @@ class Template(Generator[str]):
     def draw(self, ctx: DrawContext) -> str:
         from ..rules.matchers import tool_rounds
         from .registry import REGISTRY
+        from .sandbox import Helper, render, template_data
 
         counter = itertools.count()
         req = ctx.request
 
-        def drawer(factory: Any) -> Any:
+        def drawer(factory: Any) -> Helper:
             def call(*args: Any, **kwargs: Any) -> Any:
                 try:
                     gen = factory(*args, **kwargs)
@@ -109,7 +101,7 @@ class Template(Generator[str]):
                     raise DrawError(f"template: {exc}") from None
                 return gen.draw(ctx.fork(("template", next(counter))))
 
-            return call
+            return Helper(call)
 
         def seeded_random(seq: Sequence[Any]) -> Any:
             items = list(seq)
@@ -119,20 +111,21 @@ class Template(Generator[str]):
 
         names = self._names
         scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items() if name in names}
+        # plain data only: the live pydantic objects carry public methods (parse_raw, parse_file, …)
         builtins: dict[str, Callable[[], Any]] = {
-            "request": lambda: req,
+            "request": lambda: template_data(req),
             "last_user": lambda: req.last_user,
-            "messages": lambda: req.messages,
+            "messages": lambda: template_data(req)["messages"],
             "system": lambda: req.system,
             "model": lambda: req.model,
-            "tools": lambda: req.tools,
-            "tool_results": lambda: req.tool_results,
+            "tools": lambda: template_data(req)["tools"],
+            "tool_results": lambda: template_data(req)["tool_results"],
             "turn": lambda: req.turn,
             "call_index": lambda: ctx.call_index,
             "now": lambda: ctx.now,
             "captures": lambda: dict(ctx.captures),
             "fake": lambda: drawer(_fake),
-            "tool_result": lambda: _tool_result_reader(req),
+            "tool_result": lambda: Helper(_tool_result_reader(req)),
             "round": lambda: tool_rounds(req),
         }
         scope.update((name, value()) for name, value in builtins.items() if name in names)
@@ -147,8 +140,8 @@ class Template(Generator[str]):
         import jinja2  # loaded when the template was built: a look-up in sys.modules
 
         try:
-            return self._template.render(scope)
-        except jinja2.UndefinedError as exc:
+            return render(self._template, scope, ctx.limits)
+        except jinja2.TemplateError as exc:  # an undefined name, a refused call or attribute
             raise DrawError(f"template: {exc.message}") from None
 
     def __repr__(self) -> str:

@@ -43,7 +43,9 @@ VERBS = (
 ).split()
 MAX_HASH_TOKENS = 1_000_000
 """The most tokens `hash_tokens` may draw (load tests want long answers; not ones that stall a server)."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# `. ! ?` end a sentence before a space; the full stops of CJK (and Devanagari, Arabic) scripts end one
+# right away, as those scripts put no space between sentences.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？｡．।؟۔])\s*(?=\S)")
 
 
 # Spelling decides the article except where the sound does not follow it: a "yoo" or "w" sound takes
@@ -136,8 +138,9 @@ class Summary(Generator[str]):
         self.count = count
 
     def draw(self, ctx: DrawContext) -> str:
-        sentences = _SENTENCE_END.split(ctx.request.last_user.strip())
-        return " ".join(sentences[: self.count])[: self.max_chars].rstrip()
+        sentences = _SENTENCE_END.split(ctx.request.last_user.strip())[: self.count]
+        text = "".join(f"{a} " if a[-1:] in ".!?" else a for a in sentences[:-1]) + sentences[-1]
+        return text[: self.max_chars].rstrip()
 
     def __repr__(self) -> str:
         return f"summary(max_chars={self.max_chars}, count={self.count})"

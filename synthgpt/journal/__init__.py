@@ -14,10 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from .memory import KEEP_LIVE, CallRecord, Delivery, Journal, Outcome, PackedRecord, unpack
+from .memory import (
+    DEFAULT_JOURNAL_BYTES,
+    KEEP_LIVE,
+    CallRecord,
+    Delivery,
+    Journal,
+    Outcome,
+    PackedRecord,
+    record_bytes,
+    unpack,
+)
 from .sqlite import SQLiteJournal, record_from_dict, record_to_dict
 
 __all__ = [
+    "DEFAULT_JOURNAL_BYTES",
     "KEEP_LIVE",
     "CallJournal",
     "CallRecord",
@@ -27,6 +38,7 @@ __all__ = [
     "Outcome",
     "PackedRecord",
     "SQLiteJournal",
+    "record_bytes",
     "record_from_dict",
     "record_to_dict",
     "unpack",

@@ -18,7 +18,10 @@ from pydantic import BaseModel
 from .. import model as _model
 from ..model import ModelOutput, ModelRequest
 
-__all__ = ["CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord", "unpack"]
+__all__ = [
+    "DEFAULT_JOURNAL_BYTES", "CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord", "record_bytes",
+    "unpack",
+]  # fmt: skip
 
 Outcome = Literal["streaming", "done", "error", "fault", "cancelled"]
 
@@ -41,6 +44,12 @@ class Delivery:
 
     def __repr__(self) -> str:
         return f"Delivery({self.outcome!r}, frames_sent={self.frames_sent})"
+
+
+DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
+"""What the journal may hold, besides its count bound: a thousand calls of a few KB each fit many times
+over, while twenty answers of megabytes (long documents) no longer take a server's memory into the GB."""
+_RECORD_OVERHEAD = 4096  # the dozen objects of a live record besides its texts, roughly
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +155,23 @@ def _pickle(value: object) -> bytes:
     return buf.getvalue()
 
 
+def record_bytes(item: CallRecord | PackedRecord) -> int:
+    """About how much memory a kept record holds: its pickle once packed; its texts while live (what
+    grows with a request or an answer: messages, tool arguments, answer text, embeddings)."""
+    if isinstance(item, PackedRecord):
+        return len(item.payload) + 256
+    req, out = item.request, item.output
+    size = _RECORD_OVERHEAD + sum(map(len, req.inputs))
+    for m in req.messages:
+        size += len(m.content) + sum(len(c.arguments) for c in m.tool_calls)
+    for choice in out.choices:
+        for part in choice.parts:
+            size += len(getattr(part, "text", "")) + len(getattr(part, "arguments", ""))
+    if out.embeddings:
+        size += 32 * len(out.embeddings) * len(out.embeddings[0])  # a float object and its slot each
+    return size
+
+
 def unpack(item: CallRecord | PackedRecord) -> CallRecord:
     """A record as kept (live, or packed once it aged), as a `CallRecord`."""
     return item.unpack() if isinstance(item, PackedRecord) else item
@@ -174,12 +200,19 @@ class _Payloads:
 
 
 class Journal:
-    """Keeps the newest `maxlen` records (0 keeps none); `total` counts every call ever recorded."""
+    """Keeps the newest `maxlen` records (0 keeps none) holding at most `max_bytes` (`record_bytes`; the
+    newest record is kept whatever its size); `total` counts every call ever recorded."""
 
-    def __init__(self, maxlen: int = 1000) -> None:
+    def __init__(self, maxlen: int = 1000, max_bytes: int = DEFAULT_JOURNAL_BYTES) -> None:
         if maxlen < 0:
             raise ValueError(f"journal size must be >= 0, got {maxlen}")
-        self._records: deque[CallRecord | PackedRecord] = deque(maxlen=maxlen)
+        if max_bytes < 1:
+            raise ValueError(f"journal bytes must be >= 1, got {max_bytes}")
+        self._limit = maxlen
+        self.max_bytes = max_bytes
+        self._records: deque[CallRecord | PackedRecord] = deque()
+        self._sizes: deque[int] = deque()
+        self._bytes = 0
         self._lock = threading.Lock()
         self._total = 0
         self._payloads = _Payloads()
@@ -206,8 +239,16 @@ class Journal:
         return record
 
     def _store(self, record: CallRecord) -> None:
-        records = self._records
+        if self._limit == 0:
+            return
+        records, sizes = self._records, self._sizes
         records.append(record)
+        size = record_bytes(record)
+        sizes.append(size)
+        self._bytes += size
+        while len(records) > self._limit or (self._bytes > self.max_bytes and len(records) > 1):
+            records.popleft()
+            self._bytes -= sizes.popleft()
         if len(records) > KEEP_LIVE:
             r = records[-KEEP_LIVE - 1]
             if isinstance(r, CallRecord):
@@ -219,6 +260,9 @@ class Journal:
                     r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery
                 )
                 records[-KEEP_LIVE - 1] = packed
+                packed_size = record_bytes(packed)
+                self._bytes += packed_size - sizes[-KEEP_LIVE - 1]
+                sizes[-KEEP_LIVE - 1] = packed_size
                 # a replayed call's request and output live on in the answer kept for replays: packing
                 # its rule's copy frees nothing, and costs the replay path several µs in a live server
                 if self.on_pack is not None and not again:
@@ -234,7 +278,12 @@ class Journal:
 
     @property
     def maxlen(self) -> int:
-        return self._records.maxlen or 0
+        return self._limit
+
+    @property
+    def bytes(self) -> int:
+        """What the kept records hold, by `record_bytes`."""
+        return self._bytes
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
         with self._lock:
@@ -244,6 +293,8 @@ class Journal:
     def clear(self) -> None:
         with self._lock:
             self._records.clear()
+            self._sizes.clear()
+            self._bytes = 0
             self._payloads.clear()
 
     def __len__(self) -> int:

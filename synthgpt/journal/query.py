@@ -88,6 +88,7 @@ class CallQuery:
 
 def records_jsonl(records: Iterable[CallRecord]) -> bytes:
     """One complete record per line (`synthgpt.journal.record_from_dict` reads it back)."""
-    lines = (json.dumps(record_to_dict(r), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    lines = (json.dumps(record_to_dict(r), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                        allow_nan=False)
              for r in records)  # fmt: skip
     return b"".join(line.encode() + b"\n" for line in lines)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -83,24 +84,22 @@ def lint(loaded: LoadedRules) -> list[Finding]:
     """Rules hidden by an earlier rule that always answers first."""
     rules = list(loaded.ruleset)
     out: list[Finding] = []
-    for i, rule in enumerate(rules):
+    for i, j in enumerate(_first_hiding(rules)):
+        rule = rules[i]
         origin = loaded.origins.get(rule.name)
-        if origin is None:  # a built-in rule (`include: builtin`): not the file's to fix
+        if origin is None or j is None:  # a built-in rule (`include: builtin`): not the file's to fix
             continue
-        for earlier in rules[:i]:
-            if earlier.times is not None or not implies(rule.matcher, earlier.matcher):
-                continue
-            where = loaded.origins.get(earlier.name, "the built-in rules")
-            if _is_always(earlier.matcher):
-                break  # reported once, at the catch-all itself (below)
-            if rule.matcher == earlier.matcher:
-                why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
-            else:
-                why = (f"every request it matches is taken first by rule {earlier.name!r} ({where}), "
-                       f"`{earlier.matcher!r}`")
-            message = f"rule {rule.name!r} can never answer: {why}"
-            out.append(Finding(origin.path, origin.match_line, origin.match_col, message))
-            break
+        earlier = rules[j]
+        if _is_always(earlier.matcher):
+            continue  # reported once, at the catch-all itself (below)
+        where = loaded.origins.get(earlier.name, "the built-in rules")
+        if rule.matcher == earlier.matcher:
+            why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
+        else:
+            why = (f"every request it matches is taken first by rule {earlier.name!r} ({where}), "
+                   f"`{earlier.matcher!r}`")
+        out.append(Finding(origin.path, origin.match_line, origin.match_col,
+                           f"rule {rule.name!r} can never answer: {why}"))  # fmt: skip
     for i, rule in enumerate(rules):
         if not _is_always(rule.matcher) or rule.times is not None or i == len(rules) - 1:
             continue
@@ -119,6 +118,79 @@ def lint(loaded: LoadedRules) -> list[Finding]:
         ))
         break  # the rules after the first catch-all, other catch-alls included, are covered by this one
     return out
+
+
+def _first_hiding(rules: Sequence[Rule]) -> list[int | None]:
+    """For each rule, the first earlier rule without `times` whose matcher it implies (None: no such rule).
+
+    Asking `implies` of every earlier rule made linting quadratic (20,000 rules: minutes). `implies(a, b)`
+    only ever succeeds on a pair of equal sub-matchers (or on `always()`), where the one of
+    `a` is `a` or one of its `all`/`any` parts, at any depth, and the one of `b` is reached from `b` through
+    every branch of an `any` but only one part of an `all` (all of them must hold, so any one of them must
+    be implied). So each earlier rule is filed under those sub-matchers (matchers compare and hash by
+    value), its *anchors*, choosing for each `all` the part whose anchors are rarest; a rule asks `implies`
+    only of the earlier rules filed under its own sub-matchers. Same answers, a handful of comparisons per
+    rule.
+    """
+    keys: dict[int, tuple[object, ...]] = {}
+
+    def text(m: Matcher) -> tuple[object, ...]:
+        k = keys.get(id(m))
+        if k is None:
+            k = keys[id(m)] = m.identity
+        return k
+
+    def nodes(m: Matcher) -> list[Matcher]:
+        found, todo = [], [m]
+        while todo:
+            n = todo.pop()
+            found.append(n)
+            if isinstance(n, All | Any_):
+                todo.extend(n.parts)
+        return found
+
+    counts = Counter(text(n) for r in rules for n in nodes(r.matcher))
+
+    def anchors(m: Matcher) -> set[tuple[object, ...]] | None:  # None: any rule may imply it (`always()`)
+        if _is_always(m):
+            return None
+        if isinstance(m, All):
+            choices = [a for a in map(anchors, m.parts) if a is not None]
+            if not choices:
+                return None
+            return {text(m), *min(choices, key=lambda a: sum(counts[x] for x in a))}
+        if isinstance(m, Any_):
+            found = {text(m)}
+            for part in m.parts:
+                a = anchors(part)
+                if a is None:
+                    return None
+                found |= a
+            return found
+        return {text(m)}
+
+    filed: dict[tuple[object, ...], list[int]] = {}
+    anywhere: list[int] = []  # earlier rules every rule must ask
+    hiding: list[int | None] = []
+    for i, rule in enumerate(rules):
+        own = nodes(rule.matcher)
+        if any(isinstance(n, Any_) and not n.parts for n in own):  # an empty `any` implies anything
+            candidates: Iterable[int] = range(i)
+        else:
+            found = set(anywhere)
+            for n in own:
+                found.update(filed.get(text(n), ()))
+            candidates = sorted(found)
+        hiding.append(next((j for j in candidates if rules[j].times is None and
+                            implies(rule.matcher, rules[j].matcher)), None))  # fmt: skip
+        if rule.times is None:
+            mine = anchors(rule.matcher)
+            if mine is None:
+                anywhere.append(i)
+            else:
+                for a in mine:
+                    filed.setdefault(a, []).append(i)
+    return hiding
 
 
 def _is_always(m: Matcher) -> bool:

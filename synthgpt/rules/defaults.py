@@ -3,9 +3,11 @@
 In order, first match wins:
   embeddings         an embeddings request: one vector per input
   triggers           `!MOCK_…!` markers in the last user message (see `triggers.py`)
-  structured_output  the request asks for JSON: a document valid against its schema
   tool_call          tools declared, choice not `none`, last message not a tool result (or a forced
-                     choice): a call of the named or first tool with schema-valid arguments
+                     choice, or a final-answer tool not yet called): a call that moves the loop on
+                     (`generators/tool_pick.py`) with schema-valid arguments
+  structured_output  the request asks for JSON: a document valid against its schema (or the JSON Schema
+                     its messages give), taking what the conversation says
   tool_results       the conversation ends with tool results: text quoting each result
   default            readable seeded text about the request
 Reasoning comes first in any answer when the request asks for it (the engine adds it).
@@ -19,11 +21,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import RequestError
 from ..generators.core import DrawContext, Generator
 from ..generators.embedding import Embeddings
+from ..generators.prompt_schema import prompt_schema
 from ..generators.prose import Prose
 from ..generators.reply import Answer, ToolCallGen, to_choice
 from ..generators.structured import FromRequestSchema
+from ..generators.tool_pick import unfinished_final_tool
 from ..model import ModelRequest
 from ..tokens import count_tokens
 from .matchers import (
@@ -41,6 +46,7 @@ from .rule import Rule, RuleSet
 from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers, without_triggers
 
 __all__ = [
+    "ALLOW_UNDECLARED_HEADER",
     "BUILTIN_PARTS",
     "EmbeddingsTriggerAnswer",
     "ToolResultsText",
@@ -69,20 +75,45 @@ class ToolResultsText(Generator[str]):
 
 
 def _calls_a_tool() -> Matcher:
+    # A forced choice always calls (a tool that moves the loop on: see `tool_pick`); `auto` calls until
+    # the turn's tool results are in, then only a final-answer tool not yet called.
     forced = tool_choice("required") | tool_choice("named")
-    return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced)
+    final_pending = where(lambda r: unfinished_final_tool(r) is not None)
+    return has_tools() & ~tool_choice("none") & (~has_tool_result(last=True) | forced | final_pending)
 
 
-# Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content.
+def _prompt_gives_schema(request: ModelRequest) -> bool:
+    return prompt_schema(request) is not None
+
+
+# Steps 2-5 of the rule set, shared by the rules and by the trigger rule's content. Tools come before
+# structured output: a model first calls the tools it needs, then writes the document from their results;
+# a forced tool choice wins over a response schema.
 _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
-    ("structured_output", wants_schema(), FromRequestSchema()),
     ("tool_call", _calls_a_tool(), ToolCallGen()),
+    ("structured_output", wants_schema() | where(_prompt_gives_schema), FromRequestSchema()),
     ("tool_results", has_tool_result(last=True), ToolResultsText()),
     ("default", always(), Prose()),
 )
 
 
 _CONTENT_NAMES = frozenset(name for name, _, _ in _CONTENT)
+ALLOW_UNDECLARED_HEADER = "x-synthgpt-allow-undeclared-tools"
+
+
+def _check_declared(req: ModelRequest, names: list[str]) -> None:
+    """A forced call of a tool the request does not declare is one the client cannot run: a 400, unless
+    the `x-synthgpt-allow-undeclared-tools: 1` header opts in (a harness checking the call itself)."""
+    if req.header(ALLOW_UNDECLARED_HEADER) in ("1", "true", "yes"):
+        return
+    for name in names:
+        if req.tool(name) is None:
+            declared = ", ".join(t.name for t in req.tools) or "none"
+            raise RequestError(
+                f"!MOCK_TOOL_CALL:{name}! calls a tool the request does not declare (declared: {declared}). "
+                f"Declare it in `tools`, or send the header `{ALLOW_UNDECLARED_HEADER}: 1` to allow it.",
+                "tools",
+            )
 
 
 class TriggerAnswer(Generator[Answer]):
@@ -127,6 +158,7 @@ class TriggerAnswer(Generator[Answer]):
         # Tool triggers ask for calls once per turn: once results are back, the loop must be able to end.
         value: Any
         if trig.tool_calls and not req.tool_results:
+            _check_declared(req, [name for name, _ in trig.tool_calls])
             value = [ToolCallGen(name, args).draw(inner.fork(("trigger_call", i)))
                      for i, (name, args) in enumerate(trig.tool_calls)]  # fmt: skip
         elif trig.parallel_tool_calls and req.tools and not req.tool_results:

@@ -7,11 +7,11 @@ become captures; `&` merges both sides' captures, `|` keeps the first side that 
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import RuleError
+from ..linear_regex import compile_rule_regex
 from ..model import ModelRequest
 
 __all__ = [
@@ -235,10 +235,8 @@ class TextTest:
         self.contains = contains
         self.equals = equals
         self.glob = glob
-        try:
-            self.regex = None if regex is None else re.compile(regex, 0 if case_sensitive else re.IGNORECASE)
-        except re.error as exc:
-            raise RuleError(f"{what}: bad regex {regex!r}: {exc}") from None
+        self.regex = None if regex is None else compile_rule_regex(regex, ignore_case=not case_sensitive,
+                                                                   what=what)  # fmt: skip
 
     def test(self, text: str) -> Captures | None:
         if self.contains is not None:
@@ -255,10 +253,7 @@ class TextTest:
                 ok = fnmatch.fnmatchcase(text.lower(), self.glob.lower())
             return {} if ok else None
         if self.regex is not None:
-            m = self.regex.search(text)
-            if m is None:
-                return None
-            return {k: v for k, v in m.groupdict().items() if v is not None}
+            return self.regex.search(text)
         return {}
 
     def __repr__(self) -> str:

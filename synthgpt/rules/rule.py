@@ -12,7 +12,7 @@ from ..errors import NoRuleMatched, RuleError, UnknownRuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
-from ..journal import PackedRecord, unpack
+from ..journal import PackedRecord, record_bytes, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from ..profiles import ModelProfile, as_profiles
 from .matchers import Matcher, as_matcher
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 __all__ = ["Resolved", "Rule", "RuleSet", "UnknownRuleError"]
 
 _KEEP_CALLS = 100  # per-rule history kept for `.calls` / `.last`
+KEEP_CALLS_BYTES = 16 * 1024 * 1024
+"""And at most this much of them (`journal.record_bytes`; the newest call is kept whatever its size): a
+hundred answers of megabytes each must not take a server's memory into the GB."""
 
 
 class Rule:
@@ -71,7 +74,9 @@ class Rule:
         """Where the rule was defined (`file:line:col` for rule files)."""
         self._lock = threading.Lock()
         self._count = 0
-        self._calls: deque[CallRecord | PackedRecord] = deque(maxlen=_KEEP_CALLS)
+        self._calls: deque[CallRecord | PackedRecord] = deque()
+        self._sizes: deque[int] = deque()
+        self._bytes = 0
 
     def adds_reasoning(self, request: ModelRequest) -> bool:
         """Whether an answer without reasoning gets a seeded reasoning part first (errors never do)."""
@@ -114,8 +119,15 @@ class Rule:
             self._count = max(0, self._count - 1)
 
     def _record(self, record: CallRecord) -> None:
+        size = record_bytes(record)
         with self._lock:
-            self._calls.append(record)
+            calls, sizes = self._calls, self._sizes
+            calls.append(record)
+            sizes.append(size)
+            self._bytes += size
+            while len(calls) > _KEEP_CALLS or (self._bytes > KEEP_CALLS_BYTES and len(calls) > 1):
+                calls.popleft()
+                self._bytes -= sizes.popleft()
 
     def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
         """Keep `record` packed, as the journal now does: it is among this rule's newest calls (the
@@ -126,12 +138,17 @@ class Rule:
             for i in range(max(0, len(calls) - 1 - _PACKED_AFTER), len(calls)):
                 if calls[i] is record:
                     calls[i] = packed
+                    size = record_bytes(packed)
+                    self._bytes += size - self._sizes[i]
+                    self._sizes[i] = size
                     return
 
     def reset(self) -> None:
         with self._lock:
             self._count = 0
             self._calls.clear()
+            self._sizes.clear()
+            self._bytes = 0
 
     def __repr__(self) -> str:
         bits = [repr(self.name), repr(self.matcher), repr(self.generator)]
@@ -164,15 +181,20 @@ class RuleSet:
         self.models, self.profiles = as_profiles(models)
         """Model names the rules serve (empty: any model is accepted), and the profiles among them
         (`ModelProfile`: context window, maximum output, reasoning by default)."""
+        self._names: set[str] = set()
         for r in rules:
             self.add(r)
 
     def add(self, rule: Rule) -> None:
         if not isinstance(rule, Rule):
             raise RuleError(f"a RuleSet holds Rule objects, got {type(rule).__name__}")
-        if any(r.name == rule.name for r in self.rules):
+        names = self._names
+        if len(names) != len(self.rules):  # `rules` is a public list: someone changed it directly
+            names = self._names = {r.name for r in self.rules}
+        if rule.name in names:  # a set, not a scan: adding n rules was quadratic (20,000 rules: ~20 s)
             raise RuleError(f"two rules are named {rule.name!r}; rule names must be unique")
         self.rules.append(rule)
+        names.add(rule.name)
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)

@@ -2,20 +2,41 @@
 
 With several workers each process keeps its own journal: these routes show the worker that answered,
 unless `--journal PATH.sqlite` gives them one shared journal.
+
+The journal routes (everything under `/_synthgpt/`) show what every client asked and let anyone empty
+the journal, so `AdminGuard` can close them behind a bearer token (`--admin-token`); `/healthz` stays
+open for load balancers and orchestrators.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hmac
+from typing import TYPE_CHECKING, Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..journal import CallRecord
 from ..mock import MockGPT
 from .responses import json_response
 
-__all__ = ["clear_calls", "healthz", "list_calls", "record_json"]
+if TYPE_CHECKING:
+    from ..journal.query import CallQuery
+
+__all__ = [
+    "ADMIN_PREFIX",
+    "ADMIN_TOKEN_ENV",
+    "AdminGuard",
+    "clear_calls",
+    "healthz",
+    "list_calls",
+    "record_json",
+]
+
+ADMIN_PREFIX = "/_synthgpt"
+ADMIN_TOKEN_ENV = "SYNTHGPT_ADMIN_TOKEN"
 
 
 def record_json(record: CallRecord) -> dict[str, Any]:
@@ -58,8 +79,9 @@ async def healthz(request: Request) -> Response:
 
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
-    see `synthgpt.journal.query`."""
-    from ..journal.query import CallQuery, QueryError, records_jsonl
+    see `synthgpt.journal.query`. Built in a worker thread: reading and encoding a thousand records takes
+    a few hundred ms, which must not hold up every other request (and /healthz) on the event loop."""
+    from ..journal.query import CallQuery, QueryError
 
     mock: MockGPT = request.app.state.mock
     try:
@@ -67,8 +89,14 @@ async def list_calls(request: Request) -> Response:
     except QueryError as exc:
         error = {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": None}
         return json_response({"error": error}, 400)
+    return await run_in_threadpool(_calls_page, query, mock, request.url.path)
+
+
+def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
+    from ..journal.query import records_jsonl
+
     records, total = query.run(mock.journal)
-    headers = query.headers(total, request.url.path)
+    headers = query.headers(total, path)
     if query.format == "jsonl":
         return Response(records_jsonl(records), media_type="application/x-ndjson", headers=headers)
     return json_response([record_json(r) for r in records], headers=headers)
@@ -80,3 +108,49 @@ async def clear_calls(request: Request) -> Response:
     count = len(mock.journal)
     mock.reset()
     return json_response({"deleted": count})
+
+
+def is_admin_path(path: str) -> bool:
+    return path == ADMIN_PREFIX or path.startswith(ADMIN_PREFIX + "/")
+
+
+class AdminGuard:
+    """ASGI middleware: the `/_synthgpt/` routes answer only requests carrying `Authorization: Bearer
+    <token>`; others get a 401 in OpenAI's error shape. The comparison takes the same time however much
+    of the token a guess gets right (`hmac.compare_digest`)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("the admin token must not be empty")
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and is_admin_path(scope["path"]):
+            given = _bearer(scope)
+            if given is None or not hmac.compare_digest(given, self._token):
+                await _unauthorized(given is not None)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _bearer(scope: Scope) -> bytes | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, credential = value.strip().partition(b" ")
+            return credential.strip() if scheme.lower() == b"bearer" else None
+    return None
+
+
+def _unauthorized(wrong: bool) -> Response:
+    if wrong:
+        message = "The admin token is not valid for this server."
+        code = "invalid_admin_token"
+    else:
+        message = (
+            f"The {ADMIN_PREFIX}/ routes need the admin token: send `Authorization: Bearer <token>`, "
+            f"the token given to `synthgpt serve --admin-token` (or {ADMIN_TOKEN_ENV})."
+        )
+        code = "admin_token_required"
+    error = {"message": message, "type": "authentication_error", "param": None, "code": code}
+    return json_response({"error": error}, 401, {"www-authenticate": 'Bearer realm="synthgpt admin"'})

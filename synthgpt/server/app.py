@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
@@ -21,18 +22,20 @@ from ..codec.base import WireCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
-from .admin import clear_calls, healthz, list_calls
+from .admin import AdminGuard, clear_calls, healthz, list_calls
+from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .metrics import Metrics, metrics_endpoint
 from .models import dialect_for, get_model, list_models
 from .observe import ObserveMiddleware
+from .offload import Worker
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-_AZURE_PREFIXES = ("/openai", "/openai/v1")  # `AzureOpenAI(api_version=…)` and the v1 surface
+_AZURE_PREFIXES = ("/openai", "/openai/v1", "/api/projects/{project}/openai/v1")  # + AI Foundry projects
 
 log = logging.getLogger("synthgpt.server")
 
@@ -45,12 +48,19 @@ def create_app(
     on_startup: Sequence[Callable[[], object]] = (),
     on_shutdown: Sequence[Callable[[], object]] = (),
     memo_entries: int = DEFAULT_MEMO_ENTRIES,
+    admin: bool = True,
+    admin_token: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> Starlette:
     """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
 
     `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
     `memo_entries` bounds the memo of encoded answers replayed for repeated requests (`server.memo`;
-    0 turns it off).
+    0 turns it off). `admin=False` leaves out the `/_synthgpt/` journal routes (they answer 404);
+    `admin_token` closes them to requests without `Authorization: Bearer <token>` (401).
+    `allowed_hosts` (Starlette's `TrustedHostMiddleware` patterns, `*.example.com` or `*`) answers 400 to
+    a request whose `Host` header names another host: what a page in a browser sends after rebinding its
+    own name to this server's address. None accepts any host (in-process transports use made-up ones).
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
@@ -73,11 +83,23 @@ def create_app(
         Route("/v1/models/{model_id:path}", get_model, methods=["GET"]),
         *(Route(p + "/models", list_models, methods=["GET"]) for p in _AZURE_PREFIXES),
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _AZURE_PREFIXES),
+        Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
-        Route("/_synthgpt/calls", list_calls, methods=["GET"]),
-        Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
     ]
+    if admin:
+        all_routes += [
+            Route("/_synthgpt/calls", list_calls, methods=["GET"]),
+            Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
+        ]
+    # outermost first: a foreign Host is refused before anything else; the guard before any admin route
+    middleware: list[Middleware] = [Middleware(ObserveMiddleware)]  # outermost first: it times the rest
+    if allowed_hosts is not None:
+        hosts = list(allowed_hosts)
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
+    if admin and admin_token:
+        middleware.append(Middleware(AdminGuard, token=admin_token))
+    middleware.append(Middleware(MemoMiddleware))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -86,6 +108,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.worker.close()
             for hook in on_shutdown:
                 hook()
 
@@ -131,10 +154,11 @@ def create_app(
         routes=all_routes,
         exception_handlers={404: not_found, 405: not_allowed, 500: server_error},
         lifespan=lifespan,
-        middleware=[Middleware(ObserveMiddleware), Middleware(MemoMiddleware)],  # outermost first
+        middleware=middleware,
     )
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
     app.state.metrics = Metrics(mock)
+    app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     return app

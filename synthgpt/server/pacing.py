@@ -219,21 +219,25 @@ class _Run:
             self.done.set_result(None)
 
     def step(self) -> None:
-        """Write the current write (its time has come), then schedule the next one."""
-        if self.stopped:
-            return
-        w = self.writes[self.i]
-        self.i += 1
-        if w.data:
-            self.sent += len(w.data)
-            body = self.send({"type": "http.response.body", "body": w.data, "more_body": True})
-            self._drive(body.__await__())
-        else:
-            self._next()
+        """Write the current write (its time has come) and every undelayed one after it, then schedule the
+        next. A loop, not recursion: a plan may hold thousands of undelayed writes in a row (a long
+        answer in small wire chunks), more than Python's recursion limit."""
+        while not self.stopped:
+            w = self.writes[self.i]
+            self.i += 1
+            if w.data:
+                self.sent += len(w.data)
+                body = self.send({"type": "http.response.body", "body": w.data, "more_body": True})
+                if not self._drive(body.__await__()):
+                    return  # `send` waits (flow control): `_resume` goes on when it is done
+            if not self._advance():
+                return
 
-    def _next(self) -> None:
+    def _advance(self) -> bool:
+        """After a write: True when the next write is due at once (the caller writes it); otherwise end
+        the body or schedule the next write."""
         if self.stopped:
-            return
+            return False
         if self.i == len(self.writes):
             if self.aborts:  # the connection is dropped, not closed: no end of body
                 self.done.set_result(None)
@@ -241,38 +245,43 @@ class _Run:
                 self.ending = True
                 end = self.send({"type": "http.response.body", "body": b"", "more_body": False})
                 self._drive(end.__await__())
-            return
+            return False
         delay = self.writes[self.i].delay_ms / 1000.0
         if delay <= 0:
-            self.step()
-            return
+            return True
         self.due += delay  # from the planned time of the previous write, not from when it went out
         self.pacer.schedule(self.due, self)
+        return False
 
-    def _drive(self, coro: Generator[Any, None, None], exc: BaseException | None = None) -> None:
-        """Run `send` here; if it has to wait (flow control), resume it when what it waits for is done."""
+    def _drive(self, coro: Generator[Any, None, None], exc: BaseException | None = None) -> bool:
+        """Run `send` here: True when it finished at once (a write, not the end of the body); if it has to
+        wait (flow control), it is resumed when what it waits for is done."""
         try:
             waiting = coro.throw(exc) if exc is not None else coro.send(None)
         except StopIteration:
             if not self.ending:
-                self._next()
-            elif not self.done.done():
+                return True
+            if not self.done.done():
                 self.done.set_result(None)  # the end of the body went out
-            return
+            return False
         except BaseException as error:  # whatever `send` raised ends the stream with it
             if not self.done.done():
                 self.done.set_exception(error)
             self.stopped = True
-            return
+            return False
         if isinstance(waiting, asyncio.Future):
             waiting._asyncio_future_blocking = False
             waiting.add_done_callback(lambda f: self._resume(coro, f))
         else:  # a bare yield: go on at the next turn of the loop
-            self.pacer.loop.call_soon(self._drive, coro)
+            self.pacer.loop.call_soon(self._resume, coro, None)
+        return False
 
-    def _resume(self, coro: Generator[Any, None, None], fut: asyncio.Future[Any]) -> None:
-        exc: BaseException | None = asyncio.CancelledError() if fut.cancelled() else fut.exception()
-        self._drive(coro, exc)
+    def _resume(self, coro: Generator[Any, None, None], fut: asyncio.Future[Any] | None) -> None:
+        exc: BaseException | None = None
+        if fut is not None:
+            exc = asyncio.CancelledError() if fut.cancelled() else fut.exception()
+        if self._drive(coro, exc) and self._advance():
+            self.step()
 
 
 class PacedStream(Response):

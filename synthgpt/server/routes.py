@@ -1,9 +1,10 @@
 """The API routes: one table of (path, codec, methods), one generic handler.
 
 Adding an API is one line in `API_ROUTES`. The handler keeps only what is HTTP: it reads the body under
-the size limit (413), waits its turn while paced streams run, hands the bytes to `pipeline.answer` (which
-parses, decodes, checks the served models, resolves and encodes, answering every failure in the route's
-provider shape), holds the answer back for its first delay, sends it, and offers it to the memo.
+the size limit (413), waits its turn while paced streams run, hands the bytes to `pipeline.accept` and
+`respond` (which parse, decode, check the served models, resolve and encode, answering every failure in
+the route's provider shape; `respond` runs in a worker thread for a large answer, see `server.offload`),
+holds the answer back for its first delay, sends it, and offers it to the memo.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,9 +25,10 @@ from ..codec.openai_chat import ChatCodec
 from ..codec.openai_responses import ResponsesCodec
 from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
-from ..pipeline import Answered, answer, finish, finish_answered, model_not_found, refuse
+from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
 from .memo import remember
 from .observe import note_answered, note_api
+from .offload import Worker, heavy
 from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
 
@@ -51,6 +54,7 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/chat/completions", _CHAT),
     # Azure OpenAI: the deployment names the model; `?api-version=` is accepted and ignored.
     ApiRoute("/openai/deployments/{deployment}/chat/completions", _CHAT),
+    ApiRoute("/openai/v1/chat/completions", _CHAT),  # Azure v1 (`@ai-sdk/azure`, clients at `…/openai/v1/`)
     ApiRoute("/v1/responses", ResponsesCodec),
     ApiRoute("/openai/v1/responses", ResponsesCodec),  # Azure OpenAI v1 (`api-key` header accepted)
     ApiRoute("/openai/responses", ResponsesCodec),  # `AzureOpenAI(api_version=…)` posts here
@@ -58,6 +62,10 @@ API_ROUTES: tuple[ApiRoute, ...] = (
     ApiRoute("/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/v1/embeddings", EmbeddingsCodec()),
     ApiRoute("/openai/deployments/{deployment}/embeddings", EmbeddingsCodec()),
+    # Azure AI Foundry projects serve the same v1 surface under the project's path
+    ApiRoute("/api/projects/{project}/openai/v1/chat/completions", _CHAT),
+    ApiRoute("/api/projects/{project}/openai/v1/responses", ResponsesCodec),
+    ApiRoute("/api/projects/{project}/openai/v1/embeddings", EmbeddingsCodec()),
 )
 
 
@@ -96,7 +104,15 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work
         await pace.admit()
-    answered = answer(mock, codec, raw, request.headers, request.path_params, path=path)
+    worker: Worker = request.app.state.worker
+    async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
+        accepted = accept(mock, codec, raw, request.headers, request.path_params, path=path)
+        if isinstance(accepted, Answered):
+            answered = accepted
+        elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
+            answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
+        else:
+            answered = respond(mock, codec, accepted)
     note_answered(request.scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:
@@ -104,6 +120,8 @@ async def handle(request: Request, codec: WireCodec) -> Response:
             log.warning("rule error answering %s: %s", path, failed)
         else:
             log.error("unexpected error answering %s", path, exc_info=failed)
+    elif answered.status >= 500 and answered.failure is not None:  # e.g. an answer over max_answer_bytes
+        log.warning("rule error answering %s: %s", path, answered.failure)
     # The first delay holds back the whole response, status line included: the same time to first byte
     # for a JSON body, an error and a stream (whose headers would otherwise go out at once).
     if answered.first_delay_ms > 0:

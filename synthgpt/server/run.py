@@ -26,8 +26,20 @@ from starlette.applications import Starlette
 from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
 from ..errors import ConfigError
+from ..journal import DEFAULT_JOURNAL_BYTES
+from ..limits import DEFAULT_LIMITS, Limits
 from ..mock import MockGPT
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
+from .hosts import default_allowed_hosts, open_admin_warning
+from .limits import (
+    CONFIG_ATTRIBUTE,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_LIMIT_CONCURRENCY,
+    DEFAULT_TIMEOUT_KEEP_ALIVE,
+    HeaderTimeoutProtocol,
+    die_with_parent,
+    fit_open_files,
+)
 from .memo import DEFAULT_MEMO_ENTRIES
 from .metrics import MULTIPROC_ENV
 from .observe import configure_request_log
@@ -39,6 +51,7 @@ __all__ = ["ENV_VAR", "ConfigError", "ServeConfig", "build_mock", "create_app_fr
            "create_app_from_env", "serve"]  # fmt: skip
 
 ENV_VAR = "SYNTHGPT_SERVE_CONFIG"
+SUPERVISOR_VAR = "SYNTHGPT_SUPERVISOR_PID"
 log = logging.getLogger("synthgpt.server")
 
 
@@ -55,6 +68,8 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     watch: bool = False
     journal_size: int = 1000
+    journal_bytes: int = DEFAULT_JOURNAL_BYTES
+    """Memory the in-memory journal may hold (and each rule's call history, `KEEP_CALLS_BYTES` at most)."""
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
     context_window: int | None = None
@@ -67,6 +82,22 @@ class ServeConfig:
     """One line per answered API request on the `synthgpt.access` logger (stderr)."""
     memo_entries: int = DEFAULT_MEMO_ENTRIES
     """Bound of the memo of encoded answers to repeated requests (`server.memo`); 0 turns it off."""
+    admin: bool = True
+    """False: no `/_synthgpt/` routes (404)."""
+    admin_token: str | None = None
+    """Bearer token the `/_synthgpt/` routes require; None: they are open."""
+    allowed_hosts: tuple[str, ...] | None = None
+    """`Host` header patterns accepted; None: loopback names when bound to loopback, else any."""
+    limit_concurrency: int = DEFAULT_LIMIT_CONCURRENCY
+    timeout_keep_alive: int = DEFAULT_TIMEOUT_KEEP_ALIVE
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    max_answer_bytes: int = DEFAULT_LIMITS.max_answer_bytes
+    max_schema_values: int = DEFAULT_LIMITS.max_schema_values
+    template_ops: int = DEFAULT_LIMITS.template_ops
+    """The per-request budgets (`synthgpt.limits.Limits`)."""
+
+    def limits(self) -> Limits:
+        return Limits(self.max_answer_bytes, self.max_schema_values, self.template_ops)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -76,6 +107,8 @@ class ServeConfig:
     def from_json(cls, text: str) -> ServeConfig:
         data = json.loads(text)
         data["rule_files"] = tuple(data.get("rule_files", ()))
+        if data.get("allowed_hosts") is not None:
+            data["allowed_hosts"] = tuple(data["allowed_hosts"])
         return cls(**data)
 
 
@@ -95,6 +128,7 @@ def build_mock(config: ServeConfig, *, warn: IO[str] | None = None) -> MockGPT:
 
     # flags win over the files; the files' `models` are on their rule set, which a reload replaces whole
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
+                           journal_bytes=config.journal_bytes, limits=config.limits(),
                            context_window=config.context_window)  # fmt: skip
     if warn is not None and config.rule_files:
         _warn_unanswered(mock, warn)
@@ -131,14 +165,19 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
         watcher = RuleWatcher(list(config.rule_files), on_reload=reload)
         on_startup.append(watcher.start)
         on_shutdown.append(watcher.stop)
+    allowed = config.allowed_hosts if config.allowed_hosts is not None else default_allowed_hosts(config.host)
     return create_app(
         mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown,
-        memo_entries=config.memo_entries,
+        memo_entries=config.memo_entries, admin=config.admin, admin_token=config.admin_token,
+        allowed_hosts=None if allowed == ("*",) else allowed,
     )  # fmt: skip
 
 
 def create_app_from_env() -> Starlette:
     """uvicorn factory for worker processes: the config comes from `SYNTHGPT_SERVE_CONFIG`."""
+    supervisor = os.environ.get(SUPERVISOR_VAR)
+    if supervisor is not None:
+        die_with_parent(int(supervisor))
     config = ServeConfig.from_json(os.environ[ENV_VAR])
     configure_request_log(config.log_format, enabled=config.request_log)
     app = create_app_from_config(config)
@@ -234,12 +273,17 @@ def _serve(config: ServeConfig, out: IO[str] | None) -> None:
     if config.workers > 1:
         build_mock(config, warn=sys.stderr)  # fail (or warn) here, once, rather than in every worker
         os.environ[ENV_VAR] = config.to_json()
+        os.environ[SUPERVISOR_VAR] = str(os.getpid())
         app = "synthgpt.server.run:create_app_from_env"
     else:
         app = create_app_from_config(config, warn=sys.stderr)
         freeze_startup_objects()
+    fit_open_files(config.limit_concurrency)  # workers inherit the limit
     sock = _bind(config.host, config.port)
     port = sock.getsockname()[1]
+    warning = open_admin_warning(config.host, config.admin, config.admin_token)
+    if warning is not None:
+        print(f"synthgpt serve: warning: {warning}", file=sys.stderr, flush=True)
     print(f"synthgpt listening on {url_for(config.host, port)}", file=out or sys.stdout, flush=True)
     uv_config = uvicorn.Config(
         app,
@@ -248,13 +292,16 @@ def _serve(config: ServeConfig, out: IO[str] | None) -> None:
         port=port,
         workers=config.workers,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "auto",
-        http="httptools" if importlib.util.find_spec("httptools") else "auto",
+        http=HeaderTimeoutProtocol,
+        limit_concurrency=config.limit_concurrency,
+        timeout_keep_alive=config.timeout_keep_alive,
         access_log=config.access_log,
         log_level=config.log_level,
         server_header=False,
         date_header=False,  # headers as reproducible as bodies
         lifespan="on",
     )
+    setattr(uv_config, CONFIG_ATTRIBUTE, config.header_timeout)
     if config.workers > 1:
         from uvicorn.supervisors import Multiprocess
 

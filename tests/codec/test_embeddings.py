@@ -167,7 +167,7 @@ def test_decode_input_forms() -> None:
         ),
         (
             {"model": "m", "input": "x", "dimensions": 0},
-            "Invalid 'dimensions': expected a value between 1 and 16384, got 0.",
+            "Invalid 'dimensions': expected a value between 1 and 3072, got 0.",
             "dimensions",
         ),
         (

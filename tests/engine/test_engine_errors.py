@@ -413,8 +413,8 @@ DRAW_ERRORS: list[tuple[str, Any, str]] = [
     ),
     (
         "template undefined attribute",
-        g.template("{{ request.nope }}"),
-        "rule 'r': template: 'synthgpt.model.ModelRequest object' has no attribute 'nope'",
+        g.template("{{ captures.nope }}"),
+        "rule 'r': template: 'dict object' has no attribute 'nope'",
     ),
     (
         "template random on nothing",

@@ -13,7 +13,7 @@ import synthgpt.codec
 
 # What users reach for; dropping any of these from the top level breaks their imports.
 EXPECTED_TOP_LEVEL = {
-    "Embeddings", "LoadedRules", "MockGPT", "Rule", "RuleFileError", "RuleSet", "SQLiteJournal",
+    "Embeddings", "Limits", "LoadedRules", "MockGPT", "Rule", "RuleFileError", "RuleSet", "SQLiteJournal",
     "FixedClock", "StepClock", "SystemClock", "embed_text", "generators", "load_files", "load_text",
     "matchers", "parse_clock",
 }  # fmt: skip

@@ -38,6 +38,20 @@ TIME = {
 }
 
 
+ALLOW_UNDECLARED = {"x-synthgpt-allow-undeclared-tools": "1"}
+
+
+def test_a_tool_call_trigger_for_an_undeclared_tool_is_a_400_unless_allowed() -> None:
+    with pytest.raises(RequestError) as info:
+        ask("go !MOCK_TOOL_CALL:launch!", tools=[WEATHER])
+    assert info.value.param == "tools"
+    assert info.value.message == (
+        "!MOCK_TOOL_CALL:launch! calls a tool the request does not declare (declared: get_weather). Declare "
+        "it in `tools`, or send the header `x-synthgpt-allow-undeclared-tools: 1` to allow it."
+    )
+    assert ask("go !MOCK_TOOL_CALL:launch!", headers=ALLOW_UNDECLARED).tool_calls[0].name == "launch"
+
+
 def ask(text: str, **extra: Any) -> ModelOutput:
     return MockGPT(seed=0).generate(
         {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], **extra}
@@ -67,8 +81,8 @@ def test_rules_are_in_the_documented_order() -> None:
         "embeddings_triggers",
         "embeddings",
         "triggers",
-        "structured_output",
         "tool_call",
+        "structured_output",
         "tool_results",
         "default",
     ]
@@ -225,7 +239,7 @@ def test_incomplete_with_a_token_count() -> None:
 
 
 def test_tool_call_trigger_uses_the_given_arguments() -> None:
-    out = ask('go !MOCK_TOOL_CALL:lookup:{"q": "x", "n": [1, 2]}!')
+    out = ask('go !MOCK_TOOL_CALL:lookup:{"q": "x", "n": [1, 2]}!', headers=ALLOW_UNDECLARED)
     [call] = out.tool_calls
     assert (call.name, call.arguments) == ("lookup", '{"q":"x","n":[1,2]}')
     assert out.finish_reason == "tool_calls"
@@ -237,7 +251,7 @@ def test_tool_call_trigger_without_arguments_draws_them_from_the_schema() -> Non
 
 
 def test_several_tool_call_triggers_give_several_calls_with_distinct_ids() -> None:
-    out = ask("!MOCK_TOOL_CALL:a:{}! !MOCK_TOOL_CALL:b:{}!")
+    out = ask("!MOCK_TOOL_CALL:a:{}! !MOCK_TOOL_CALL:b:{}!", headers=ALLOW_UNDECLARED)
     assert [c.name for c in out.tool_calls] == ["a", "b"]
     assert len({c.id for c in out.tool_calls}) == 2
 

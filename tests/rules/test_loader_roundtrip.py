@@ -35,7 +35,7 @@ rules:
     generate: {from_request_schema: {overrides: {total: {integer: [10, 20]}}}}
   - name: greet
     match: {any: [{last_user: {regex: "^hi (?P<who>\\\\w+)"}}, {turn: {min: 3}}]}
-    template: "Hello {{ captures.get('who', 'again') }}, {{ fake('first_name') }} here; {{ integer(1, 6) }}."
+    template: "Hello {{ captures.who|default('again') }}, {{ fake('first_name') }} here; {{ integer(1, 6) }}."
     stream: {chunk_chars: 3, faults: [{kind: truncate, after: 5}]}
   - name: trip
     match: {last_user: trip, has_tools: [search]}
@@ -86,7 +86,7 @@ def python_rules() -> RuleSet:
                 "greet",
                 m.last_user(regex=r"^hi (?P<who>\w+)") | m.turn(min=3),
                 g.template(
-                    "Hello {{ captures.get('who', 'again') }}, {{ fake('first_name') }} here; "
+                    "Hello {{ captures.who|default('again') }}, {{ fake('first_name') }} here; "
                     "{{ integer(1, 6) }}."
                 ),
                 stream={"chunk_chars": 3, "faults": [{"kind": "truncate", "after": 5}]},

@@ -179,3 +179,42 @@ def test_serve_watch_reloads_and_keeps_the_last_good_rules(tmp_path: Path, start
         assert answer(url) == "two"
         touch(rules, GOOD.replace("one", "three"))
         wait_for(url, "three")
+
+
+def test_a_file_that_became_empty_is_a_broken_edit_until_it_stays_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A truncating save leaves the file empty for a moment: that must not replace the rules with none
+    (issue 11, §5). Only a file that stays empty for `empty_grace` seconds is loaded as such."""
+    monkeypatch.chdir(tmp_path)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(GOOD)
+    calls = Calls()
+    now = [100.0]
+    watcher = RuleWatcher(["rules.yaml"], calls.reload, calls.error, interval=60, empty_grace=2.0,
+                          clock=lambda: now[0])  # fmt: skip
+    watcher.start()
+    try:
+        empty_error = (
+            "rules.yaml: the file is empty (a save in progress?); keeping the last good rules. If it stays "
+            "empty for 2 s, it is loaded as it is: no rules."
+        )
+        touch(rules, "")  # the editor truncated the file...
+        assert watcher.poll() is False
+        assert calls.reloads == [] and calls.errors == [empty_error]
+        now[0] += 1.0
+        touch(rules, GOOD.replace("one", "two"))  # ...and wrote the new rules
+        assert watcher.poll() is True
+        assert [texts(x) for x in calls.reloads] == [["reply(text=just('two'))"]]
+
+        touch(rules, "")  # emptied on purpose: kept for the grace period, then loaded
+        assert watcher.poll() is False
+        now[0] += 1.5
+        assert watcher.poll() is False
+        assert len(calls.reloads) == 1 and calls.errors == [empty_error, empty_error]
+        now[0] += 1.0
+        assert watcher.poll() is True
+        assert [texts(x) for x in calls.reloads][-1] == []
+        assert watcher.poll() is False  # empty and loaded: nothing more to do
+    finally:
+        watcher.stop()

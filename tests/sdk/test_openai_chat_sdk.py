@@ -271,9 +271,23 @@ def test_delay_and_slow_still_answer_in_full(client: openai.OpenAI) -> None:
     assert chunks[-1].choices[0].finish_reason == "stop"
 
 
+def test_a_tool_call_trigger_for_an_undeclared_tool_is_a_400(client: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="gpt-4o", messages=user("book it !MOCK_TOOL_CALL:book!"))
+    assert info.value.status_code == 400
+    assert info.value.body == {
+        "message": "!MOCK_TOOL_CALL:book! calls a tool the request does not declare (declared: none). "
+        "Declare it in `tools`, or send the header `x-synthgpt-allow-undeclared-tools: 1` to allow it.",
+        "type": "invalid_request_error",
+        "param": "tools",
+        "code": None,
+    }
+
+
 def test_tool_call_trigger(client: openai.OpenAI) -> None:
     completion = client.chat.completions.create(
-        model="gpt-4o", messages=user('book it !MOCK_TOOL_CALL:book:{"seats": 2}! !MOCK_SLOW:1!')
+        model="gpt-4o", messages=user('book it !MOCK_TOOL_CALL:book:{"seats": 2}! !MOCK_SLOW:1!'),
+        extra_headers={"x-synthgpt-allow-undeclared-tools": "1"},
     )
     [call] = completion.choices[0].message.tool_calls or []
     assert (call.function.name, call.function.arguments) == ("book", '{"seats":2}')  # type: ignore[union-attr]

@@ -243,7 +243,9 @@ async def test_a_failing_rule_is_a_500_naming_it() -> None:
         r = await c.post("/v1/chat/completions", json=HI)
     assert r.status_code == 500
     assert r.json() == err(
-        "rule 'broken': ZeroDivisionError: division by zero", type_="server_error", code="rule_error"
+        "The rule 'broken' failed to draw an answer (draw_failed); the server's log has the details.",
+        type_="server_error",
+        code="draw_failed",
     )
 
 

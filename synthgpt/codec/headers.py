@@ -1,0 +1,62 @@
+"""The one place request headers are decoded: what every API's decoder keeps of them.
+
+A request's headers live on in its `ModelRequest`, hence in the journal (`GET /_synthgpt/calls`, its
+JSONL export, the SQLite file) and in rule histories. Credentials must never get that far: a journal is
+read by whoever can reach the admin routes or the file, and SDKs send a real API key whenever a test
+forgot to swap it for a dummy one. So every codec's `decode` passes the headers through
+`journal_headers`, which lower-cases the names and drops anything that authenticates a client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+__all__ = ["CREDENTIAL_HEADERS", "is_credential", "journal_headers"]
+
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "api-key",  # Azure OpenAI
+        "x-api-key",  # Anthropic
+        "x-goog-api-key",
+        "ocp-apim-subscription-key",  # Azure API Management in front of Azure OpenAI
+        "x-amz-security-token",
+    }
+)
+"""Header names (lower case) that carry credentials in the APIs synthgpt serves and their gateways."""
+
+_CREDENTIAL_WORDS = ("api-key", "apikey", "token", "secret", "password", "session", "credential")
+"""A custom gateway's header is dropped too when its name says what it holds (`x-portkey-api-key`,
+`x-auth-token`, …): leaving one out of the journal costs nothing, journaling one leaks it."""
+
+
+def is_credential(name: str) -> bool:
+    """Whether a header (any case) carries a credential and is never recorded."""
+    lname = name.lower()
+    return lname in CREDENTIAL_HEADERS or any(word in lname for word in _CREDENTIAL_WORDS)
+
+
+_KEPT: dict[str, str | None] = {}
+"""Header name as sent -> the lower-cased name to keep, or None for a credential. Every request sends the
+same dozen names, so each is judged once (a bounded cache: a client inventing names cannot grow it)."""
+_KEPT_MAX = 4096
+
+
+def journal_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """Request headers as a `ModelRequest` keeps them: names lower-cased, credentials left out."""
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    kept = _KEPT
+    out = []
+    for k, v in items:
+        try:
+            name = kept[k]
+        except KeyError:
+            name = None if is_credential(k) else k.lower()
+            if len(kept) >= _KEPT_MAX:
+                kept.clear()
+            kept[k] = name
+        if name is not None:
+            out.append((name, v))
+    return tuple(out)

@@ -1,0 +1,254 @@
+"""Documents that take what the conversation says: "weather in Lisbon" gives `city: "Lisbon"`, a tool's
+`{"temperature_c": 21}` gives `temperature_c: 21`, "Jason is 25 years old" gives `name: "Jason", age: 25`.
+
+A schema-driven document is valid but random; a model answering from a conversation copies its facts.
+The drawn document is kept and only scalar fields are replaced, each by a value checked against that
+field's own schema (type, enum, const, bounds, length, pattern), so the document stays valid. Facts come,
+in increasing precedence, from the last user message (places and queries through `request_args`, names and
+numbers stated next to the field's name) and from the current turn's tool calls and tool results (later
+ones win). Everything read is part of the request, so the result stays a pure function of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import ModelRequest
+from .request_args import fill_from_request, place_name
+
+__all__ = ["conversation_facts", "fill_from_conversation"]
+
+Schema = dict[str, Any]
+_MAX_DEPTH = 8
+_MAX_SCALAR_RESULT = 200
+_TOOL_VERBS = frozenset(
+    "get set fetch find lookup look up search query read load list check compute calc "
+    "calculate the a of for by to from".split()
+)
+
+
+def _key(name: str) -> str:
+    """A field name compared loosely: `temperature_c`, `temperatureC` and `TemperatureC` alike."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _flatten(value: Any, out: dict[str, Any], depth: int = 0) -> None:
+    if depth > _MAX_DEPTH or not isinstance(value, dict):
+        return
+    for k, v in value.items():
+        if isinstance(v, dict):
+            _flatten(v, out, depth + 1)
+        elif isinstance(k, str):
+            out[_key(k)] = v
+
+
+def conversation_facts(request: ModelRequest) -> dict[str, Any]:
+    """Field name (loosely compared) → value, from the current turn's tool-call arguments and tool results
+    that are JSON objects, later ones overriding earlier ones."""
+    facts: dict[str, Any] = {}
+    for m in request.current_turn:
+        if m.role == "assistant":
+            for tc in m.tool_calls:
+                _flatten(tc.parsed_arguments(), facts)
+        elif m.role == "tool":
+            _result_facts(m.content.strip(), request.tool_result_name(m), facts)
+    return facts
+
+
+def _result_facts(content: str, tool: str | None, facts: dict[str, Any]) -> None:
+    try:
+        value: Any = json.loads(content)
+    except ValueError:
+        value = content
+    if isinstance(value, dict):
+        _flatten(value, facts)
+    elif tool and not isinstance(value, list) and len(str(value)) <= _MAX_SCALAR_RESULT:
+        # a bare value answers what the tool is named for: `lookup_age` → 41 is an age, `home_city` → a city
+        for word in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", tool).lower()):
+            if word not in _TOOL_VERBS:
+                facts[word] = value
+
+
+# -- facts stated in the user's words --------------------------------------------------------------------
+
+_NAME_FIELDS = frozenset(
+    "name fullname personname firstname username author customer customername person contact contactname "
+    "recipient sender assignee owner".split()
+)
+_AGE = re.compile(r"\b(\d{1,3})[- ](?:years?|yrs?)[- ]old\b|\baged? (?:of |is |= ?|: ?)?(\d{1,3})\b", re.I)
+# Capitalised words that open a request rather than name someone.
+_NOT_NAMES = frozenset(
+    "a an the i i'm it this that these those what who whom whose which when where why how is are was were "
+    "do does did can could would should will please tell give get find show list make create write "
+    "extract parse return describe generate summarize summarise explain compare my our your his her their "
+    "hello hi hey dear thanks thank yes no ok okay json here there today tomorrow yesterday monday tuesday "
+    "wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december user assistant system answer respond output".split()
+)
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
+
+
+def _person_name(text: str) -> str | None:
+    """The first capitalised phrase that is neither a sentence opener nor the place the text names."""
+    place = place_name(text)
+    for found in _CAPITALISED.finditer(text):
+        words = found.group(0).split()
+        while words and words[0].lower() in _NOT_NAMES:
+            words = words[1:]
+        phrase = " ".join(words)
+        if phrase and phrase != place and (place is None or phrase not in place):
+            return phrase
+    return None
+
+
+def _stated_number(text: str, field: str) -> int | float | None:
+    """A number the text gives for `field`: "25 years old" for an age, "<field> is 25" / "<field>: 25"."""
+    if field == "age":
+        found = _AGE.search(text)
+        if found:
+            return int(found.group(1) or found.group(2))
+    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
+    if not words:
+        return None
+    found = re.search(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", text, re.I)
+    if not found:
+        return None
+    number = found.group(1)
+    return float(number) if "." in number else int(number)
+
+
+# -- checking one value against one field's schema -------------------------------------------------------
+
+
+def _resolve(prop: Any, root: Schema) -> Any:
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(prop, dict) or "$ref" not in prop:
+            return prop
+        ref = prop["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            return None
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part) if isinstance(node, dict) else None
+        prop = node
+    return None
+
+
+def _branches(prop: Schema, root: Schema) -> Iterator[Schema]:
+    """The field's schema, or each branch of an `anyOf`/`oneOf` (pydantic's Optional[X] is one)."""
+    alts = prop.get("anyOf") or prop.get("oneOf")
+    if isinstance(alts, list):
+        for alt in alts:
+            resolved = _resolve(alt, root)
+            if isinstance(resolved, dict):
+                yield resolved
+    else:
+        yield prop
+
+
+def _scalar_fits(value: Any, prop: Schema) -> bool:
+    if "const" in prop:
+        return bool(prop["const"] == value and type(prop["const"]) is type(value))
+    if "enum" in prop:
+        return any(e == value and type(e) is type(value) for e in prop["enum"])
+    kind = prop.get("type")
+    if isinstance(value, bool) or value is None:
+        return kind == ("boolean" if isinstance(value, bool) else "null")
+    if isinstance(value, str):
+        if kind != "string" or "format" in prop:
+            return False
+        lo, hi = prop.get("minLength", 0), prop.get("maxLength")
+        if len(value) < lo or (isinstance(hi, int) and len(value) > hi):
+            return False
+        pattern = prop.get("pattern")
+        return not isinstance(pattern, str) or re.search(pattern, value) is not None
+    if isinstance(value, int | float):
+        if kind == "integer" and not (isinstance(value, int) or float(value).is_integer()):
+            return False
+        if kind not in ("integer", "number"):
+            return False
+        lo, hi = prop.get("minimum"), prop.get("maximum")
+        xlo, xhi = prop.get("exclusiveMinimum"), prop.get("exclusiveMaximum")
+        step = prop.get("multipleOf")
+        return (
+            (not isinstance(lo, int | float) or value >= lo)
+            and (not isinstance(hi, int | float) or value <= hi)
+            and (not isinstance(xlo, int | float) or isinstance(xlo, bool) or value > xlo)
+            and (not isinstance(xhi, int | float) or isinstance(xhi, bool) or value < xhi)
+            and (not isinstance(step, int | float) or step <= 0 or (value / step).is_integer())
+        )
+    return False
+
+
+def _fitting(value: Any, prop: Schema, root: Schema) -> Any:
+    """`value` as the field takes it (an integer field takes 21.0 as 21), or None when it does not fit."""
+    for branch in _branches(prop, root):
+        cand = int(value) if branch.get("type") == "integer" and isinstance(value, float) else value
+        if _scalar_fits(cand, branch):
+            return cand
+    return None
+
+
+# -- the walk ---------------------------------------------------------------------------------------------
+
+
+def _fill(
+    doc: Any, schema: Any, root: Schema, facts: dict[str, Any], text: str, depth: int, places: bool = True
+) -> Any:
+    schema = _resolve(schema, root)
+    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+        return doc
+    if isinstance(doc, list):
+        items = _resolve(schema.get("items"), root)
+        return (
+            [_fill(v, items, root, facts, text, depth + 1) for v in doc] if isinstance(items, dict) else doc
+        )
+    if not isinstance(doc, dict):
+        return doc
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return doc
+    out = fill_from_request(doc, schema, text) if text and places else dict(doc)
+    for key, value in doc.items():
+        prop = _resolve(props.get(key), root)
+        if not isinstance(prop, dict):
+            continue
+        if isinstance(value, dict | list):
+            out[key] = _fill(value, prop, root, facts, text, depth + 1)
+            continue
+        field = _key(key)
+        found: Any = facts.get(field)
+        if found is None and text:
+            if field in _NAME_FIELDS:
+                found = _person_name(text)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                found = _stated_number(text, key.lower())
+        if found is not None and not isinstance(found, dict | list):
+            fitted = _fitting(found, prop, root)
+            if fitted is not None:
+                out[key] = fitted
+    return out
+
+
+def fill_from_conversation(doc: Any, schema: Schema, request: ModelRequest, *, places: bool = True) -> Any:
+    """`doc` (drawn from `schema`) with its scalar fields taken from the conversation where it states
+    them; fields it says nothing about keep their drawn values. `places=False` leaves the top level's
+    place and query fields alone (tool arguments had `fill_from_request` already)."""
+    if not isinstance(schema, dict):
+        return doc
+    return _fill(doc, schema, schema, conversation_facts(request), _user_words(request), 0, places)
+
+
+def _user_words(request: ModelRequest) -> str:
+    """The user messages since the assistant last spoke: a prompt may put the text in one message and
+    the instructions (instructor's `Mode.MD_JSON`) in the next."""
+    said: list[str] = []
+    for m in reversed(request.messages):
+        if m.role == "assistant":
+            break
+        if m.role == "user":
+            said.append(m.content)
+    return "\n".join(reversed(said)) if said else request.last_user

@@ -1,0 +1,70 @@
+"""The journal and the rules' call histories are bounded by bytes as well as by count (issue 11, §4:
+20 large answers took a server from 46 MB to 899 MB)."""
+
+from __future__ import annotations
+
+import pytest
+
+from synthgpt import MockGPT, Rule
+from synthgpt import matchers as m
+from synthgpt.journal import DEFAULT_JOURNAL_BYTES, Journal, record_bytes
+from synthgpt.rules.rule import KEEP_CALLS_BYTES
+from synthgpt.server.run import ServeConfig, build_mock
+
+MB = 1024 * 1024
+KB = 1024
+BIG = "legal clause. " * (100 * KB // 14)  # ~100 KB of answer text
+
+
+def _ask(text: str) -> dict[str, object]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": text}]}
+
+
+def test_the_journal_keeps_what_fits_in_its_bytes() -> None:
+    mock = MockGPT([Rule("big", m.always(), BIG)], journal_bytes=500 * KB)
+    for i in range(40):
+        mock.generate(_ask(f"call {i}"))
+    kept = mock.journal.list()
+    assert mock.journal.bytes <= 500 * KB
+    assert 3 <= len(kept) <= 5  # each record holds ~100 KB
+    assert [r.index for r in kept] == list(range(40 - len(kept), 40))  # the newest, in order
+    assert mock.journal.total == 40
+    assert mock.journal.bytes == sum(map(record_bytes, mock.journal._records))
+
+
+def test_the_newest_record_is_kept_whatever_its_size() -> None:
+    mock = MockGPT([Rule("big", m.always(), BIG)], journal_bytes=1000)
+    mock.generate(_ask("a"))
+    mock.generate(_ask("b"))
+    assert [r.request.last_user for r in mock.journal.list()] == ["b"]
+
+
+def test_rule_histories_are_bounded_by_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert KEEP_CALLS_BYTES == 16 * MB
+    monkeypatch.setattr("synthgpt.rules.rule.KEEP_CALLS_BYTES", 400 * KB)
+    rule = Rule("big", m.always(), BIG)
+    mock = MockGPT([rule], journal_bytes=MB)
+    for i in range(30):
+        mock.generate(_ask(f"call {i}"))
+    assert rule.call_count == 30
+    assert rule._bytes <= 400 * KB
+    assert [c.index for c in rule.calls] == list(range(30 - len(rule.calls), 30))
+    assert 3 <= len(rule.calls) <= 4
+    rule.reset()
+    assert rule._bytes == 0 and rule.calls == []
+
+
+def test_count_bound_still_holds_and_small_calls_are_cheap() -> None:
+    mock = MockGPT([Rule("r", m.always(), "ok")], journal_size=50)
+    for i in range(200):
+        mock.generate(_ask(f"{i}"))
+    assert len(mock.journal) == 50 and mock.journal.bytes < 50 * 8 * 1024
+    mock.journal.clear()
+    assert mock.journal.bytes == 0
+
+
+def test_defaults_and_flags() -> None:
+    assert Journal().max_bytes == DEFAULT_JOURNAL_BYTES == 64 * MB
+    assert build_mock(ServeConfig(journal_bytes=2 * MB)).journal.max_bytes == 2 * MB
+    with pytest.raises(ValueError, match="journal bytes must be >= 1, got 0"):
+        Journal(10, 0)

@@ -1,0 +1,74 @@
+"""A rule whose draw fails answers a 500 naming the rule and a stable code, never the exception's text: a
+draw may touch files or the environment, and its errors may quote them (issue 11, section 1)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from synthgpt import MockGPT, Rule
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.server import create_app
+
+SECRET = "SECRET-MARKER-4711"
+LOGGED = "the server's log has the details."
+CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+MESSAGES = {"model": "claude-sonnet-4-5", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def _leak(_: Any) -> Any:
+    raise ValueError(f"could not parse {SECRET} from /etc/secrets")
+
+
+def _client(rule: Rule) -> httpx.AsyncClient:
+    app = create_app(MockGPT(rules=[rule], seed=0))
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth")
+
+
+async def test_a_failing_draw_never_echoes_its_exception(caplog: pytest.LogCaptureFixture) -> None:
+    async with _client(Rule("leaky", m.always(), g.integer().map(_leak))) as c:
+        with caplog.at_level(logging.WARNING, logger="synthgpt.server"):
+            r = await c.post("/v1/chat/completions", json=CHAT)
+    assert r.status_code == 500
+    assert r.json() == {
+        "error": {
+            "message": f"The rule 'leaky' failed to draw an answer (draw_failed); {LOGGED}",
+            "type": "server_error",
+            "param": None,
+            "code": "draw_failed",
+        }
+    }
+    assert SECRET not in r.text
+    assert SECRET in caplog.text  # the operator still sees why
+
+
+async def test_anthropic_shape_too() -> None:
+    async with _client(Rule("leaky", m.always(), g.template("{{ tool_result('x') }}"))) as c:
+        r = await c.post("/v1/messages", json=MESSAGES)
+    assert r.status_code == 500
+    body = r.json()
+    assert body.pop("request_id").startswith("req_")
+    assert body == {
+        "type": "error",
+        "error": {
+            "type": "api_error",
+            "message": f"The rule 'leaky' failed to draw an answer (draw_failed); {LOGGED}",
+        },
+    }
+
+
+async def test_a_template_over_budget_is_a_500_with_its_own_code() -> None:
+    loops = "{% for i in range(100000) %}{{ i }}{% endfor %}" * 2
+    async with _client(Rule("big", m.always(), g.template(loops))) as c:
+        r = await c.post("/v1/chat/completions", json=CHAT)
+    assert r.status_code == 500
+    assert r.json()["error"] == {
+        "message": f"The rule 'big' failed to draw an answer (draw_over_budget); {LOGGED}",
+        "type": "server_error",
+        "param": None,
+        "code": "draw_over_budget",
+    }
