@@ -14,6 +14,7 @@ from synthgpt.codec.openai_chat import ChatCodec
 from synthgpt.errors import NoRuleMatched
 from synthgpt.model import ModelRequest
 from synthgpt.rules.check import check_report, main
+from synthgpt.rules.defaults import builtin_rules
 from synthgpt.rules.loader import RuleFileError, load_text
 from synthgpt.rules.triggers import TRIGGER_NAMES
 from synthgpt.testing import openai_client
@@ -86,7 +87,7 @@ def test_custom_rules_answer_before_the_defaults_and_the_defaults_after() -> Non
     mock = custom()
     assert [r.name for r in mock.rules] == [
         "embeddings_triggers", "triggers", "refund", "weather",
-        "embeddings", "structured_output", "tool_call", "tool_results", "default",
+        *(r.name for r in builtin_rules("defaults")),
     ]  # fmt: skip
     assert mock.generate(chat("I want a refund")).text == "Refunds take 5 days."
     assert mock.generate(chat("weather?", tools=TOOLS)).tool_calls[0].arguments == '{"city":"Oslo"}'
@@ -172,10 +173,11 @@ def test_a_catch_all_before_the_builtin_defaults_is_reported(tmp_path: Path) -> 
         tmp_path, "r.yaml", "include: builtin\nrules:\n  - {name: all, match: always, output: {text: hi}}\n"
     )
     [finding], [] = check_report([path])
+    names = ", ".join(repr(r.name) for r in builtin_rules("defaults"))
     assert str(finding) == (
-        f"{path}:3:24: rule 'all' matches every request, so the rules after it never answer ('embeddings', "
-        "'structured_output', 'tool_call', 'tool_results', 'default'); the built-in answers are the fallback "
-        "after every rule: include `builtin:triggers` instead of `builtin` to keep only the triggers"
+        f"{path}:3:24: rule 'all' matches every request, so the rules after it never answer ({names}); "
+        "the built-in answers are the fallback after every rule: include `builtin:triggers` instead of "
+        "`builtin` to keep only the triggers"
     )
 
 

@@ -11,6 +11,7 @@ the files are what this script makes from the full specs whenever those are pres
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,6 @@ ANTHROPIC_OUT = HERE / "anthropic-schemas.json"
 
 
 
-def _event_schemas() -> tuple[str, ...]:
-    """The Responses stream event schemas the codec tests validate against (tests/codec/_support.py)."""
-    namespace: dict[str, Any] = {}
-    exec((HERE.parent / "codec" / "_support.py").read_text(encoding="utf-8"), namespace)
-    return tuple(sorted(set(namespace["EVENT_SCHEMAS"].values())))
-
-
 OPENAI_NAMES = (
     "CreateChatCompletionResponse",
     "CreateChatCompletionStreamResponse",
@@ -39,8 +33,9 @@ OPENAI_NAMES = (
     "ListModelsResponse",
     "Model",
     "Response",
-    *_event_schemas(),
 )
+EVENTS = re.compile(r"Response\w+Event")
+"""Every Responses stream event schema too: the codec tests validate each event they send."""
 ANTHROPIC_NAMES = ("ErrorResponse", "Message", "ModelInfo", "RawMessageStreamEvent")
 _PREFIX = "#/components/schemas/"
 
@@ -63,7 +58,7 @@ def openai_subset(spec: dict[str, Any]) -> dict[str, Any]:
     """The named schemas and everything they reference, transitively."""
     schemas = spec["components"]["schemas"]
     keep: dict[str, Any] = {}
-    todo = list(OPENAI_NAMES)
+    todo = [*OPENAI_NAMES, *(name for name in schemas if EVENTS.fullmatch(name))]
     while todo:
         name = todo.pop()
         if name in keep:
