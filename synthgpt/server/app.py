@@ -27,7 +27,9 @@ from ..state.base import MemoryState, StateStore
 from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
+from .metrics import Metrics, metrics_endpoint
 from .models import dialect_for, get_model, list_models
+from .observe import ObserveMiddleware
 from .offload import Worker
 from .playground import (
     PAGE_PATHS,
@@ -105,6 +107,7 @@ def create_app(
         Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     if admin:
         all_routes += [
@@ -119,7 +122,7 @@ def create_app(
             Route("/_synthgpt/static/{name}", playground_asset, methods=["GET"]),
         ]
     # outermost first: a foreign Host is refused before anything else; the guard before any admin route
-    middleware: list[Middleware] = []
+    middleware: list[Middleware] = [Middleware(ObserveMiddleware)]  # outermost first: it times the rest
     if allowed_hosts is not None:
         hosts = list(allowed_hosts)
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
@@ -186,6 +189,7 @@ def create_app(
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
     app.state.state_store = state if state is not None else MemoryState()
+    app.state.metrics = Metrics(mock)
     app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     # each API's codec as its routes use it (the first route's): the playground decodes with them
     app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}

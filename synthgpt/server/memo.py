@@ -33,6 +33,7 @@ from ..journal import CallRecord
 from ..mock import MockGPT
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
+from .observe import note_output
 from .pacing import PacedStream, pacer
 from .responses import EventStreamBody
 
@@ -208,6 +209,7 @@ class MemoMiddleware:
                 await self.app(scope, _replaying(messages, receive), send)
                 return
         record = mock.replay(entry.rule, entry.record)
+        note_output(scope, record.output, record.request)
         stream = record.request.stream
         fault = ending_fault(record.output.stream) if stream else None
 
@@ -261,6 +263,8 @@ def remember(
     slot = memo_slot(scope)
     drawn = answered.generation
     if slot is None or drawn is None or not answered.replayable:
+        return
+    if type(response) not in (Response, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
     memo, gen, key = slot
     wire = response.wire if isinstance(response, PacedStream) else None
