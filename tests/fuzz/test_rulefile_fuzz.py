@@ -461,8 +461,8 @@ def test_check_cli_reports_located_lines(case: tuple[str, bool]) -> None:
             code = check_main([path])
     assert "Traceback" not in out.getvalue() + err.getvalue()
     lines = out.getvalue().splitlines()
-    if code == 0:
-        assert lines == [], lines
+    if code == 0:  # a clean file may still be warned about (e.g. requests it leaves unanswered)
+        assert [ln for ln in lines if ": warning: " not in ln] == [], lines
         return
     assert code == 1, (code, err.getvalue())
     assert lines, err.getvalue()
