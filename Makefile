@@ -1,30 +1,57 @@
-# Two commands on a fresh machine: `make serve` and `make test`. Both (re)build .venv themselves.
+# Two commands on a fresh machine: `make serve` and `make test`. Both (re)build .venv themselves:
+# `make serve` installs only what serving needs, `make test` adds the dev extra (SDKs, pytest, ruff, mypy).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+DEV_STAMP := $(VENV)/.installed-dev
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 
 .PHONY: serve test lint typecheck bench demo clean
 
-$(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+# A .venv whose Python cannot run (made by another Python, or one since removed) stays broken until
+# deleted: check it on every run and start it again, saying so.
+VENV_OK := $(shell [ ! -e $(VENV) ] || $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+                   >/dev/null 2>&1 && echo yes)
+ifneq ($(VENV_OK),yes)
+$(info .venv was made by a Python that cannot run synthgpt (3.11+ needed): rebuilding it)
+$(shell rm -rf $(VENV))
+endif
 
-serve: $(STAMP)
+$(BIN)/python:
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
+		{ echo "synthgpt needs Python 3.11 or newer; $(PY) is $$($(PY) --version 2>&1). Try: make PY=python3.12 …"; exit 1; }
+	@echo "==> creating .venv with $$($(PY) --version)"
+	$(PY) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(SERVE_STAMP): pyproject.toml | $(BIN)/python
+	@echo "==> installing synthgpt and what serving needs into .venv (the first time takes a minute)"
+	$(PIP) install --progress-bar on -e .
+	touch $(SERVE_STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	@echo "==> installing synthgpt with the dev extra (SDKs, pytest, ruff, mypy) into .venv"
+	$(PIP) install --progress-bar on -e '.[dev]'
+	touch $(SERVE_STAMP) $(DEV_STAMP)
+
+serve: $(SERVE_STAMP)
 	$(BIN)/synthgpt serve $(ARGS)
 
-demo: $(STAMP)
+demo: $(SERVE_STAMP)
 	$(BIN)/python examples/quickstart.py
 
-test: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
+
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
+
+test: lint typecheck
 	$(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/run.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

@@ -56,6 +56,9 @@ class Bench:
             [*argv, "--host", HOST, "--port", str(port)],
             cpus=self.plan.server,
             cwd=ROOT,
+            # the ceiling app logs nothing per request; neither does synthgpt here (a variable, not
+            # `--no-request-log`, so a --synthgpt-root checkout from before the request log runs too)
+            env={**os.environ, "SYNTHGPT_REQUEST_LOG": "0"},
             log_path=self.workdir / f"{name}.log",
         )
         self.procs.append(proc.start())

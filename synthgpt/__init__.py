@@ -22,6 +22,7 @@ from .errors import (
     SynthGPTError,
     UnknownNameError,
 )
+from .explain import Explanation
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
 from .journal.sqlite import SQLiteJournal
@@ -45,6 +46,7 @@ from .model import (
 )
 from .profiles import ModelProfile
 from .rules import Rule, RuleSet, matchers
+from .rules.trace import RuleVerdict
 
 if TYPE_CHECKING:
     from .rules.loader import LoadedRules, RuleFileError, load_files, load_text
@@ -59,6 +61,7 @@ __all__ = [
     "DrawError",
     "Embeddings",
     "ErrorSpec",
+    "Explanation",
     "Fault",
     "FixedClock",
     "Journal",
@@ -76,6 +79,7 @@ __all__ = [
     "RuleError",
     "RuleFileError",
     "RuleSet",
+    "RuleVerdict",
     "SQLiteJournal",
     "SchemaError",
     "StepClock",

@@ -1,4 +1,4 @@
-"""The `synthgpt` command: `serve`, `check` and `render`.
+"""The `synthgpt` command: `serve`, `init`, `check`, `render` and `explain`.
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
@@ -6,11 +6,17 @@
                    [--memo-entries N] [--context-window N]
                    [--admin-token TOKEN | --no-admin] [--allowed-hosts H,…]
                    [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
-                   [--access-log] [--log-level LEVEL]
+                   [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS] [--state-timeout SECONDS]
+                   [--access-log] [--log-level LEVEL] [--log-format text|json] [--no-request-log]
+    synthgpt init [PATH]           write a starter rule file that keeps the built-in behaviour
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
+    synthgpt explain RULE_FILES… --request FILE | --prompt TEXT
+                                   which rule answers and why the others do not (synthgpt.explain_cli)
+    synthgpt --version
 
-`check` and `render` hand their arguments over untouched to their modules' `main(argv)`.
+Every flag of `serve` and `init` is also read from `SYNTHGPT_<FLAG>` (`synthgpt.cli_env`).
+`check`, `render` and `explain` hand their arguments over untouched to their modules' `main(argv)`.
 """
 
 from __future__ import annotations
@@ -19,14 +25,16 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
 
+from .cli_env import apply_environment, unknown_variables
 from .errors import SynthGPTError
 from .limits import DEFAULT_LIMITS
 
 __all__ = ["build_parser", "main"]
 
-_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render"}
+_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.explain_cli"}
 
 
 # The argument types raise ArgumentTypeError, whose message argparse prints as is; a ValueError would
@@ -88,14 +96,25 @@ def _clock(value: str) -> str:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _version() -> str:
+    try:
+        return version("synthgpt")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "unknown (not installed)"
+
+
+def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser; `SYNTHGPT_*` variables in `environ` (default: none) become its flags' defaults."""
     from .server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_LIMIT_CONCURRENCY, DEFAULT_TIMEOUT_KEEP_ALIVE
 
     parser = argparse.ArgumentParser(
         prog="synthgpt",
         description="Deterministic synthetic answers for LLM APIs (OpenAI, Azure, Anthropic).",
+        epilog="Every flag of `serve` and `init` can also be set as SYNTHGPT_<FLAG> in the environment "
+        "(--max-body-bytes: SYNTHGPT_MAX_BODY_BYTES; RULE_FILES: SYNTHGPT_RULE_FILES, comma-separated).",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,check,render}")
+    parser.add_argument("--version", action="version", version=f"synthgpt {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,init,check,render,explain}")
     serve = sub.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API.")
     serve.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
                        help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip
@@ -132,6 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--context-window", type=_positive, default=None, metavar="N",
                        help="tokens every model's prompt and answer share (a rule file's model profiles "
                             "win); a longer max_tokens is refused (default: unlimited)")  # fmt: skip
+    serve.add_argument("--state", default=os.environ.get("SYNTHGPT_STATE") or None,
+                       metavar="memory|redis://HOST:PORT/DB",
+                       help="where replicas share call counts (times, sequence), the journal and the "
+                            "Responses store (default: $SYNTHGPT_STATE, else memory: each process its own)")
+    serve.add_argument("--state-ttl", type=_positive, default=3600, metavar="SECONDS",
+                       help="how long the shared state keeps a stored Responses answer (default: 3600)")
+    serve.add_argument("--state-timeout", type=_seconds, default=0.5, metavar="SECONDS",
+                       help="longest wait for the shared state store before answering 503 (default: 0.5)")
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
                        help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
@@ -154,9 +181,27 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--access-log", action="store_true", help="log every request")
     levels = ["critical", "error", "warning", "info", "debug"]
     serve.add_argument("--log-level", default="warning", choices=levels, help="(default: warning)")
+    serve.add_argument("--log-format", default="text", choices=["text", "json"],
+                       help="the request log: key=value text or one JSON object per line (default: text)")
+    serve.add_argument("--request-log", action=argparse.BooleanOptionalAction, default=True,
+                       help="one line per answered API request on stderr (default: on)")  # fmt: skip
+    init = sub.add_parser("init", help="write a starter rule file",
+                          description="Write a starter rule file that keeps the built-in behaviour "
+                                      "(`include: builtin`) beside an example rule of your own.")  # fmt: skip
+    init.add_argument("path", nargs="?", default="rules.yaml", metavar="PATH",
+                      help="where to write it (default: rules.yaml)")  # fmt: skip
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
     for name, module in _DELEGATED.items():
         sub.add_parser(name, help=f"see `synthgpt {name} --help` ({module})", add_help=False)
+    if environ is not None:
+        for command in _commands(parser):
+            apply_environment(command, environ)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices.values())
 
 
 def _delegate(command: str, argv: list[str]) -> int:
@@ -168,7 +213,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in _DELEGATED:
         return _delegate(args_list[0], args_list[1:])
-    args = build_parser().parse_args(args_list)
+    parser = build_parser(os.environ)
+    args = parser.parse_args(args_list)
+    if args.command == "serve":
+        from .server.run import ENV_VAR
+
+        for warning in unknown_variables(_commands(parser), os.environ, internal=(ENV_VAR,)):
+            print(f"synthgpt serve: warning: {warning}", file=sys.stderr)
+    if args.command == "init":
+        from .rules.starter import write_starter
+
+        return write_starter(args.path, force=args.force)
     from .server.admin import ADMIN_TOKEN_ENV
     from .server.run import ConfigError, ServeConfig, serve
 
@@ -187,8 +242,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         journal_bytes=args.journal_bytes,
         journal=args.journal,
         context_window=args.context_window,
+        state=args.state,
+        state_ttl=args.state_ttl,
+        state_timeout=args.state_timeout,
         access_log=args.access_log,
         log_level=args.log_level,
+        log_format=args.log_format,
+        request_log=args.request_log,
         admin=not args.no_admin,
         admin_token=None if args.no_admin else token,
         allowed_hosts=args.allowed_hosts,

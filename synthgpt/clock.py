@@ -57,6 +57,11 @@ class StepClock:
             self._reads += 1
         return t
 
+    def peek(self) -> float:
+        """The reading the next `now()` will give, without advancing (what `explain` shows)."""
+        with self._lock:
+            return self._start + self._reads * self._step
+
     def __repr__(self) -> str:
         return f"StepClock({_num(self._start)}, step={_num(self._step)})"
 

@@ -12,7 +12,9 @@
     ├── NoRuleMatched (LookupError) no rule matched; the message lists every rule tried     -> 400
     ├── DrawError (RuntimeError)    a generator failed while drawing, naming the rule       -> 500
     ├── MissingEmbeddings (RuntimeError)  an embeddings request answered without vectors   -> 500
-    └── BodyTooLarge                a body over `--max-body-bytes`                          -> 413
+    ├── BodyTooLarge                a body over `--max-body-bytes`                          -> 413
+    └── StateUnavailable            the shared state store (`--state redis://…`) cannot be reached
+                                    for an answer that needs it (a call count, a stored response) -> 503
 
     Outside the tree, because they are not about rules or requests:
     ConfigError                     `synthgpt serve` options that cannot work (bad clock, journal path)
@@ -168,6 +170,15 @@ class DrawError(SynthGPTError, RuntimeError):
 
 class MissingEmbeddings(SynthGPTError, RuntimeError):
     """The rule that answered an embeddings request drew no vectors (it is not an embeddings rule)."""
+
+
+class StateUnavailable(SynthGPTError):
+    """The shared state store cannot answer, and the request needs it: a `times` or `sequence` rule's call
+    count, a stored Responses conversation. Answered 503, never with a guessed (so possibly wrong) step."""
+
+    def __init__(self, cause: str) -> None:
+        self.cause = cause
+        super().__init__(f"The shared state store is unavailable ({cause}); retry once it is back.")
 
 
 class ConfigError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from ._validation import check_engine_args
 from .clock import Clock, FixedClock, parse_clock
@@ -31,17 +31,30 @@ from .model import (
 )
 from .profiles import output_limit, profile_for
 from .request_checks import check_answerable
-from .rules.rule import Rule, RuleSet
+from .rules.rule import Resolved, Rule, RuleSet
 from .rules.triggers import without_triggers
 from .seeding import canonical_json, derive_seed
+from .state.base import CallCounter
 from .tokens import count_message_tokens, count_tokens, cut_to_tokens
 
-__all__ = ["FinishError", "MockGPT", "OnFinish"]
+if TYPE_CHECKING:
+    from .explain import Explanation
+
+__all__ = ["Budget", "FinishError", "MockGPT", "OnFinish"]
 
 FinishError: TypeAlias = "BaseException | ErrorSpec | Fault | None"
 """What went wrong in a call, as `on_finish` is told: the exception that refused it (no record then), the
 HTTP error it answered with, the fault that ended its stream, or None."""
 OnFinish: TypeAlias = "Callable[[CallRecord | None, FinishError, bool], None]"
+
+
+class Budget(NamedTuple):
+    """What a request leaves an answer: its prompt's tokens, the output-token limit, and whether the
+    model's profile thinks unasked."""
+
+    prompt_tokens: int
+    limit: int | None
+    thinks: bool
 
 
 class MockGPT:
@@ -78,6 +91,9 @@ class MockGPT:
         self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
+        self.counter: CallCounter | None = None
+        """Counts the rules' calls when they are shared between processes (`synthgpt.state`); None: each
+        rule counts its own."""
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
         self.limits = limits or DEFAULT_LIMITS
@@ -117,6 +133,8 @@ class MockGPT:
         """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
         self.journal.clear()
         self.rules.reset()
+        if self.counter is not None:
+            self.counter.reset()
 
     # -- generation --
     def generate(
@@ -187,11 +205,8 @@ class MockGPT:
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
-        check_answerable(req)  # the same refusals as over HTTP
-        prompt_tokens = self.prompt_tokens(req)
-        profile = profile_for(self.rules.profiles, req.model) if self.rules.profiles else None
-        limit = output_limit(req, prompt_tokens, profile, self.context_window)
-        resolved = self.rules.resolve(req)
+        prompt_tokens, limit, thinks = self.budget(req)
+        resolved = self.rules.resolve(req, self.counter)
         rule = resolved.rule
         seed = derive_seed(self.seed, rule.name, req.fingerprint())
         now = self.clock.now()
@@ -200,12 +215,17 @@ class MockGPT:
         try:
             out = self._draw(
                 req, rule, seed, now, captures, call_index, prompt_tokens, limit, order_reads=reads,
-                thinks=profile is not None and profile.reasoning,
+                thinks=thinks,
             )
             check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
         except BaseException:
-            rule._release()  # a failed draw answered nothing: it must not use up a `times` slot
+            self._release(resolved)  # a failed draw answered nothing: it must not use up a `times` slot
             raise
+        if reads and resolved.unshared is not None:
+            # the draw read a call count this process guessed while the shared one was away: no answer
+            # rather than a step another replica may give too
+            self._release(resolved)
+            raise resolved.unshared
 
         def build(index: int) -> CallRecord:
             record = CallRecord(
@@ -232,6 +252,28 @@ class MockGPT:
         drawn = self.resolve(request, api=api)
         return drawn.output, drawn.record, drawn.replayable
 
+    def budget(self, req: ModelRequest) -> Budget:
+        """What `req` leaves its answer (see `Budget`); raises what refuses the call before any rule is tried
+        (a request with nothing to answer, a context window or profile it does not fit)."""
+        check_answerable(req)  # the same refusals as over HTTP
+        prompt_tokens = self.prompt_tokens(req)
+        profile = profile_for(self.rules.profiles, req.model) if self.rules.profiles else None
+        limit = output_limit(req, prompt_tokens, profile, self.context_window)
+        return Budget(prompt_tokens, limit, profile is not None and profile.reasoning)
+
+    def explain(
+        self,
+        request: ModelRequest | Mapping[str, Any],
+        *,
+        api: ApiKind | None = None,
+        seed: int | None = None,
+    ) -> Explanation:
+        """Which rule answers `request` and why each rule before it does not, with the answer the call
+        would get under `seed` (default: this engine's). Read-only: see `synthgpt.explain`."""
+        from .explain import explain
+
+        return explain(self, request, api=api, seed=seed)
+
     def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
         """Journal one more call answered exactly as `record` (a replayable one, see `resolve`).
 
@@ -257,6 +299,12 @@ class MockGPT:
             return again
 
         return self.journal.add(build)
+
+    def _release(self, resolved: Resolved) -> None:
+        if self.counter is not None and resolved.unshared is None:
+            self.counter.release(self.rules.fingerprint, resolved.rule)
+        else:
+            resolved.rule._release()
 
     def _times_rule_before(self, rule: Rule) -> bool:
         """A rule with `times` at or before `rule`: which rule answers then depends on the calls before."""

@@ -32,7 +32,7 @@ from .codec.errors import error_headers
 from .codec.framing import stream_media_type
 from .codec.openai_chat import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
-from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, SynthGPTError
+from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation
 from .journal import CallRecord
 from .limits import Limits
@@ -94,6 +94,7 @@ class Answered:
 
 REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
     (BodyTooLarge, 413, "invalid_request_error", "request_too_large"),
+    (StateUnavailable, 503, "server_error", "state_unavailable"),  # before RequestError: never a 4xx
     (RequestError, 400, None, None),  # its own param and code; a `status` attribute wins (404)
     (NoRuleMatched, 400, "invalid_request_error", "no_rule_matched"),
     (SynthGPTError, 500, "server_error", "rule_error"),  # a rule that cannot answer: the rule file's fault
@@ -243,7 +244,11 @@ def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: b
     except Exception as exc:
         finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, *accepted.key)
-    answered = _encode(codec, generation, accepted.rid, _replayable(codec, accepted.body), in_pieces)
+    try:
+        answered = _encode(codec, generation, accepted.rid, _replayable(codec, accepted.body), in_pieces)
+    except StateUnavailable as exc:  # the shared Responses store could not keep what a continuation needs
+        finish(mock, generation.record, exc)
+        return refuse(mock, codec, exc, *accepted.key)
     size, limit = len(answered.data), mock.limits.max_answer_bytes
     if size <= limit:
         return answered

@@ -5,8 +5,8 @@
 - `start_server`: `start_server(*serve_args, env=None, stderr=None)` is a context manager that runs another
   `synthgpt serve` process with those arguments and yields its base URL (`http://127.0.0.1:PORT`);
   `stderr`, a path, keeps the server's log there for the test to read.
-- `openai_spec`: `validate(schema_name, value)` against the OpenAI OpenAPI document in ../shared/specs
-  (skips when that directory is absent, as in a fresh clone).
+- `openai_spec`: `validate(schema_name, value)` against the OpenAI OpenAPI schemas vendored in
+  `tests/specs/` (a subset of the public spec; see tests/specs/README.md).
 - `sse_snapshot`: syrupy's `snapshot` storing text/bytes as one `.sse` file per assertion.
 """
 
@@ -29,8 +29,7 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 REPO = Path(__file__).resolve().parents[1]
-SPECS = REPO / ".." / "shared" / "specs"
-OPENAI_SPEC = SPECS / "openai-openapi.yaml"
+OPENAI_SCHEMAS = REPO / "tests" / "specs" / "openai-schemas.json"
 START_TIMEOUT = 30.0
 
 StartServer = Callable[..., contextlib.AbstractContextManager[str]]
@@ -129,22 +128,10 @@ def _nullable_to_type(node: Any) -> Any:
 
 
 def _openai_schemas() -> Any:
-    """The spec's schemas, nullable rewritten; cached as JSON beside the system temp files, because parsing
-    3 MB of YAML takes seconds and every xdist worker needs it."""
+    """The vendored schemas (tests/specs/regenerate.py), nullable rewritten."""
     import json
 
-    import yaml
-
-    stat = OPENAI_SPEC.stat()
-    cached = Path(tempfile.gettempdir()) / f"synthgpt-openai-schemas-{stat.st_size}-{stat.st_mtime_ns}.json"
-    if cached.exists():
-        return json.loads(cached.read_text())
-    spec = yaml.load(OPENAI_SPEC.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    schemas = _nullable_to_type(spec["components"]["schemas"])
-    partial = cached.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps(schemas, default=str))
-    os.replace(partial, cached)  # atomic: a concurrent worker reads the old or the whole new file
-    return schemas
+    return _nullable_to_type(json.loads(OPENAI_SCHEMAS.read_text(encoding="utf-8"))["schemas"])
 
 
 @cache
@@ -159,8 +146,6 @@ def _openai_registry() -> Any:
 @pytest.fixture(scope="session")
 def openai_spec() -> Callable[[str, Any], None]:
     """`validate(name, value)` against `#/components/schemas/<name>` of the OpenAI OpenAPI document."""
-    if not OPENAI_SPEC.exists():
-        pytest.skip("../shared/specs not present (fresh clone): spec validation skipped")
     from jsonschema import Draft202012Validator
 
     registry = _openai_registry()

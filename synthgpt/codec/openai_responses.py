@@ -32,7 +32,7 @@ from .openai_responses_events import (
     response_object,
 )
 from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
-from .response_store import ResponseStore
+from .response_store import ConversationStore, ResponseStore
 
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
 
@@ -42,8 +42,8 @@ class ResponsesCodec:
 
     api: ApiKind = "responses"
 
-    def __init__(self, store: ResponseStore | None = None, *, store_size: int = 1000) -> None:
-        self.store = store if store is not None else ResponseStore(store_size)
+    def __init__(self, store: ConversationStore | None = None, *, store_size: int = 1000) -> None:
+        self.store: ConversationStore = store if store is not None else ResponseStore(store_size)
 
     # ------------------------------------------------------------------------------------------- decode
 

@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Protocol
 
 from ..model import Message
 
-__all__ = ["ResponseStore"]
+__all__ = ["ConversationStore", "ResponseStore"]
+
+
+class ConversationStore(Protocol):
+    """What the Responses codec asks of a store: this module's `ResponseStore` (in the process), or
+    `synthgpt.state.redis.RedisResponseStore` (shared by replicas; raises `StateUnavailable` when away)."""
+
+    def put(self, response_id: str, conversation: tuple[Message, ...]) -> None: ...
+
+    def get(self, response_id: str) -> tuple[Message, ...] | None: ...
 
 
 class ResponseStore:

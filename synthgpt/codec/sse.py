@@ -40,6 +40,7 @@ __all__ = [
     "Write",
     "chunk_text",
     "ending_fault",
+    "frame_delays",
     "frames_in",
     "iter_bytes",
     "malform",
@@ -218,7 +219,7 @@ def plan_wire(
             sent.extend(codec.error_frames(ending, output, request, keep))
         aborts = ending.kind == "disconnect"
 
-    delays = _delays(plan, len(sent), output.id_seed)
+    delays = frame_delays(plan, len(sent), output.id_seed)
     render = (lambda f, i: render_frame(f)) if framing is None else framing.render
     keepalive = KEEPALIVE if framing is None else framing.keepalive
     pieces: list[Write] = []
@@ -254,7 +255,7 @@ def _render_all(frames: Sequence[Frame]) -> bytes:
     return "".join(out).encode()
 
 
-def _delays(plan: StreamPlan, count: int, seed: int) -> list[float]:
+def frame_delays(plan: StreamPlan, count: int, seed: int) -> list[float]:
     """Milliseconds to wait before each frame: the first delay, then interval + seeded jitter."""
     rng = random.Random(derive_seed(seed, "sse-jitter")) if plan.jitter_ms > 0 else None
     out = []

@@ -2,10 +2,11 @@
 
     CallJournal (Protocol)      what MockGPT, the server's `/_synthgpt/calls` and the assertions use
     ├── Journal                 in memory, bounded, thread-safe (memory.py; `MemoryJournal` is the same)
-    └── SQLiteJournal           a SQLite file several server workers share (sqlite.py)
+    ├── SQLiteJournal           a SQLite file several server workers share (sqlite.py)
+    └── RedisJournal            a capped Redis stream replicas share (redis.py; `--state redis://…`)
 
 `query.py` answers `GET /_synthgpt/calls` (filters, pages, JSONL export) through the protocol's `query` and
-`count`, so a new store (Redis, …) is one class implementing `CallJournal`. `record_to_dict` /
+`count`, so a new store is one class implementing `CallJournal`. `record_to_dict` /
 `record_from_dict` are the records' JSON form (the SQLite rows and the JSONL export).
 """
 

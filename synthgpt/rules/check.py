@@ -10,6 +10,10 @@ is any, 0 when there is none, 2 for bad usage. What is reported:
 - a rule whose matcher is the same as an earlier rule's, or implies it (the earlier one's matcher plus
   more conditions, or one branch of an earlier `any`): it never answers.
 A rule with `times` does not hide the rules after it: once used up, they answer.
+
+Warnings are printed `PATH:LINE:COL: warning: message` and leave the exit code 0 (1 with `--strict`):
+- requests no rule matches would get `400 no_rule_matched`: neither `include: builtin` (or
+  `builtin:defaults`) nor a last rule with `match: always` (an empty file too).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .loader import LoadedRules, load_report
 from .matchers import All, Always, Any_, Matcher
 from .rule import Rule
 
-__all__ = ["Finding", "check_files", "implies", "lint", "main"]
+__all__ = ["Finding", "check_files", "check_report", "implies", "lint", "main", "unanswered_warning"]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -33,16 +37,41 @@ class Finding:
     line: int
     col: int
     message: str
+    warning: bool = False
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+        return f"{self.path}:{self.line}:{self.col}: {'warning: ' if self.warning else ''}{self.message}"
 
 
 def check_files(paths: Sequence[str]) -> list[Finding]:
-    """Every finding for these files, in file order, then line order."""
+    """Every error for these files, in file order, then line order."""
+    return check_report(paths)[0]
+
+
+def check_report(paths: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
+    """(errors, warnings) for these files, each in file order, then line order."""
     loaded, errors = load_report(paths)
     found = [Finding(e.path, e.line, e.col, e.message) for e in errors]
-    return _ordered(found + (lint(loaded) if loaded is not None else []), paths)
+    if loaded is None:
+        return _ordered(found, paths), []
+    warning = unanswered_warning(loaded.ruleset)
+    warnings = [Finding(paths[-1], 1, 1, warning, warning=True)] if warning and paths else []
+    return _ordered(found + lint(loaded), paths), warnings
+
+
+def unanswered_warning(rules: Iterable[Rule]) -> str | None:
+    """Why some requests would get `400 no_rule_matched` with these rules, or None if none would.
+
+    A rule matching every request (`always`, no `times`) answers them all; `include: builtin` brings one,
+    the built-in `default` rule.
+    """
+    rules = list(rules)
+    if any(_is_always(r.matcher) and r.times is None for r in rules):
+        return None
+    what = ("there are no rules, so every request gets" if not rules
+            else "no rule matches every request, so a request none matches gets")  # fmt: skip
+    return (f"{what} 400 no_rule_matched: add `include: builtin` to keep the built-in answers as the "
+            "fallback, or end with a rule that has `match: always`")
 
 
 def _ordered(findings: list[Finding], paths: Sequence[str]) -> list[Finding]:
@@ -58,12 +87,12 @@ def lint(loaded: LoadedRules) -> list[Finding]:
     for i, j in enumerate(_first_hiding(rules)):
         rule = rules[i]
         origin = loaded.origins.get(rule.name)
-        if origin is None or j is None:  # every loaded rule has an origin
+        if origin is None or j is None:  # a built-in rule (`include: builtin`): not the file's to fix
             continue
         earlier = rules[j]
         if _is_always(earlier.matcher):
             continue  # reported once, at the catch-all itself (below)
-        where = loaded.origins[earlier.name]
+        where = loaded.origins.get(earlier.name, "the built-in rules")
         if rule.matcher == earlier.matcher:
             why = f"rule {earlier.name!r} ({where}) has the same matcher `{earlier.matcher!r}`"
         else:
@@ -74,13 +103,18 @@ def lint(loaded: LoadedRules) -> list[Finding]:
     for i, rule in enumerate(rules):
         if not _is_always(rule.matcher) or rule.times is not None or i == len(rules) - 1:
             continue
-        origin = loaded.origins[rule.name]
+        origin = loaded.origins.get(rule.name)
+        if origin is None:
+            continue
         after = [r.name for r in rules[i + 1 :]]
         names = ", ".join(map(repr, after[:5])) + (f" and {len(after) - 5} more" if len(after) > 5 else "")
+        own = [r for r in rules[i + 1 :] if r.name in loaded.origins]
+        fix = "move it last" if own else (
+            "the built-in answers are the fallback after every rule: include `builtin:triggers` instead of "
+            "`builtin` to keep only the triggers")  # fmt: skip
         out.append(Finding(
             origin.path, origin.match_line, origin.match_col,
-            f"rule {rule.name!r} matches every request, so the rules after it never answer ({names}); "
-            "move it last",
+            f"rule {rule.name!r} matches every request, so the rules after it never answer ({names}); {fix}",
         ))
         break  # the rules after the first catch-all, other catch-alls included, are covered by this one
     return out
@@ -187,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--separately", action="store_true",
                         help="check each file on its own instead of as one rule set")  # fmt: skip
     parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     parser.add_argument("--schema", action="store_true", help="print the JSON Schema of rule files and exit")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.schema:
@@ -199,15 +234,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("synthgpt check: error: give at least one RULE_FILE", file=sys.stderr)
         return 2
     groups = [[f] for f in args.files] if args.separately else [args.files]
-    findings = [f for group in groups for f in check_files(group)]
-    for f in findings:
+    reports = [check_report(group) for group in groups]
+    findings = [f for errors, _ in reports for f in errors]
+    warnings = [w for _, warns in reports for w in warns]
+    for f in [*findings, *warnings]:
         print(f)
     if not args.quiet:
+        said = _count(len(warnings), "warning")
         if findings:
-            print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found", file=sys.stderr)
+            print(_count(len(findings), "problem") + " found" + (f" ({said})" if warnings else ""),
+                  file=sys.stderr)  # fmt: skip
         else:
-            print(f"ok: {', '.join(args.files)}", file=sys.stderr)
-    return 1 if findings else 0
+            verdict = "ok" + (f" with {said}" if warnings else "")
+            if warnings and args.strict:
+                verdict = f"{said} (--strict)"
+            print(f"{verdict}: {', '.join(args.files)}", file=sys.stderr)
+    return 1 if findings or (warnings and args.strict) else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 if __name__ == "__main__":  # pragma: no cover

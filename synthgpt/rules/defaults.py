@@ -47,9 +47,11 @@ from .triggers import TRIGGER_PATTERN, parse_triggers, strip_triggers, without_t
 
 __all__ = [
     "ALLOW_UNDECLARED_HEADER",
+    "BUILTIN_PARTS",
     "EmbeddingsTriggerAnswer",
     "ToolResultsText",
     "TriggerAnswer",
+    "builtin_rules",
     "default_rules",
 ]
 
@@ -95,6 +97,7 @@ _CONTENT: tuple[tuple[str, Matcher, Generator[Any]], ...] = (
 )
 
 
+_CONTENT_NAMES = frozenset(name for name, _, _ in _CONTENT)
 ALLOW_UNDECLARED_HEADER = "x-synthgpt-allow-undeclared-tools"
 
 
@@ -114,9 +117,35 @@ def _check_declared(req: ModelRequest, names: list[str]) -> None:
 
 
 class TriggerAnswer(Generator[Answer]):
-    """The answer for a message with triggers: the regular content, delivered as the triggers say."""
+    """The answer for a message with triggers: the regular content, delivered as the triggers say.
 
-    __slots__ = ()
+    The content is what the rules after this one would answer for the message without its triggers:
+    the built-in content rules, or, beside a rule file's own rules (`include: builtin`), the first of
+    those that matches (`content_rules`, set by the loader). Only a rule's content is taken: its stream
+    plan and error give way to the triggers, and rules with `times` or without an answer are passed
+    over (they count calls, or have no content).
+    """
+
+    __slots__ = ("content_rules",)
+
+    def __init__(self, content_rules: tuple[Rule, ...] = ()) -> None:
+        self.content_rules = content_rules
+
+    def _content(self, clean: ModelRequest, inner: DrawContext) -> Any:
+        for rule in self.content_rules:
+            if rule.name in _CONTENT_NAMES:
+                break  # the built-in content rules: drawn below, as with no rule file
+            if rule.times is not None or rule.error is not None:
+                continue
+            caps = rule.matcher.match(clean)
+            if caps is None:
+                continue
+            value = rule.generator.draw(DrawContext(
+                clean, inner.seed, now=inner.now, captures=caps, rule=rule.name, base_seed=inner.base_seed,
+            ))  # fmt: skip
+            return value.value if isinstance(value, Answer) else value
+        gen = next(g for _, m, g in _CONTENT if m.match(clean) is not None)
+        return gen.draw(inner)
 
     def draw(self, ctx: DrawContext) -> Answer:
         req = ctx.received  # the engine draws from a request without triggers; they are read here
@@ -136,8 +165,7 @@ class TriggerAnswer(Generator[Answer]):
             tools = req.tools if req.parallel_tool_calls else req.tools[:1]
             value = [ToolCallGen(t.name).draw(inner.fork(("trigger_call", i))) for i, t in enumerate(tools)]
         else:
-            gen = next(g for _, m, g in _CONTENT if m.match(clean) is not None)
-            value = gen.draw(inner)
+            value = self._content(clean, inner)
         cut = trig.incomplete
         if cut == 0:
             cut = max(1, count_tokens(to_choice(value, inner).text) // 2)
@@ -176,13 +204,29 @@ _TRIGGER = re.compile(TRIGGER_PATTERN)
 _EMBEDDINGS_TRIGGER = api("embeddings") & where(_input_has_trigger)
 
 
-def default_rules() -> RuleSet:
-    """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own)."""
-    return RuleSet(
-        [
+BUILTIN_PARTS = ("triggers", "defaults")
+"""What a rule file may include of the built-in rules: `builtin:triggers` (the `!MOCK_…!` rules, placed
+where included) and `builtin:defaults` (embeddings, structured output, tool calls, tool results and
+readable text, placed after every rule of every file); `builtin` is both."""
+
+
+def builtin_rules(part: str) -> list[Rule]:
+    """Fresh rules of one part of the built-in set (see `BUILTIN_PARTS`)."""
+    if part == "triggers":
+        return [
             Rule("embeddings_triggers", _EMBEDDINGS_TRIGGER, EmbeddingsTriggerAnswer()),
-            Rule("embeddings", api("embeddings"), Embeddings()),
             Rule("triggers", last_user(regex=TRIGGER_PATTERN, case_sensitive=True), TriggerAnswer()),
-            *(Rule(name, matcher, gen) for name, matcher, gen in _CONTENT),
         ]
-    )
+    if part == "defaults":
+        return [Rule("embeddings", api("embeddings"), Embeddings()), *(Rule(n, m, g) for n, m, g in _CONTENT)]
+    raise ValueError(f"no built-in part {part!r}: use one of {', '.join(BUILTIN_PARTS)}")
+
+
+def default_rules() -> RuleSet:
+    """A fresh copy of the built-in rules (rules count their calls, so each engine gets its own).
+
+    The order of DESIGN.md §4. `include: builtin` puts the defaults after the file's rules instead, which
+    answers alike: an embeddings request has no last user message for the chat trigger rule to match.
+    """
+    (emb_triggers, triggers), (embeddings, *content) = builtin_rules("triggers"), builtin_rules("defaults")
+    return RuleSet([emb_triggers, embeddings, triggers, *content])

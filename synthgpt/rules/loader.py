@@ -4,6 +4,10 @@
     mock = loaded.mock()  # the files' seed (else 0) and clock
 
 Included files are read first, depth-first, each once; their rules come before the including file's.
+`include: builtin` keeps the built-in behaviour beside the file's rules: `builtin:triggers` places the
+`!MOCK_…!` trigger rules where it is included (before the including file's rules), `builtin:defaults`
+places the built-in answers (embeddings, structured output, tool calls, tool results, text) after every
+rule of every file, as the fallback; `builtin` is both. Built-in rule names are then taken.
 `seed` and `clock` come from the first file (in command-line order) that sets them, a file's own value
 winning over its includes'; two command-line files setting different values is an error. `models` is
 the union. All errors of all rules are collected; the first is raised, carrying the rest in `.errors`.
@@ -11,6 +15,7 @@ the union. All errors of all rules are collected; the first is raised, carrying 
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,12 +25,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from pydantic import ValidationError
 
 from ..clock import Clock, FixedClock, parse_clock
+from ..errors import suggest
 from ..generators import answer
 from ..generators.core import Generator
 from ..generators.registry import REGISTRY
 from ..generators.reply import Reply
 from ..profiles import ModelProfile, as_profiles
 from .build import Builder
+from .defaults import BUILTIN_PARTS, TriggerAnswer, builtin_rules
 from .locations import NodePath, RuleFileError, SourceMap, parse_source
 from .rule import Rule, RuleSet
 from .script import Script
@@ -70,7 +77,9 @@ class LoadedRules:
     files: tuple[Path, ...] = ()
     """Every file read, includes too (what `serve --watch` watches)."""
     origins: dict[str, RuleOrigin] = field(default_factory=dict)
-    """Rule name -> where it was written."""
+    """Rule name -> where it was written (built-in rules have none)."""
+    builtin: frozenset[str] = frozenset()
+    """The parts of the built-in rules included (`triggers`, `defaults`)."""
 
     @overload
     def mock(self, seed: int | None = None, clock: Clock | None = None, *, cls: None = None,
@@ -158,8 +167,14 @@ class _Loader:
         self.models: list[str | ModelProfile] = []
         self.settings: dict[str, _Setting] = {}
         self.top_index = -1
+        self.builtin: set[str] = set()
 
     def finish(self) -> LoadedRules:
+        if "defaults" in self.builtin:
+            self.add_builtin("defaults")
+        for i, rule in enumerate(self.rules):  # a trigger's content: what the rules after it would answer
+            if isinstance(rule.generator, TriggerAnswer):
+                rule.generator.content_rules = tuple(self.rules[i + 1 :])
         if self.errors:
             raise RuleFileError.collect(self.errors)
         names, profiles = as_profiles(self.models)
@@ -173,7 +188,35 @@ class _Loader:
             profiles=profiles,
             files=tuple(self.files),
             origins=dict(self.origins),
+            builtin=frozenset(self.builtin),
         )
+
+    def include_builtin(self, name: str, smap: SourceMap, at: NodePath) -> None:
+        part = name.partition(":")[2]
+        if part and part not in BUILTIN_PARTS:
+            hint = suggest(part, BUILTIN_PARTS)
+            fix = f"did you mean `builtin:{hint}`?" if hint else "use `builtin`, `builtin:triggers` or " \
+                                                                  "`builtin:defaults`"  # fmt: skip
+            self.errors.append(smap.error(at, f"no built-in part {name!r}: {fix}"))
+            return
+        for each in (part,) if part else BUILTIN_PARTS:
+            if each in self.builtin:
+                continue  # included twice: once, where first included (as files are)
+            self.builtin.add(each)
+            if each == "triggers":
+                self.add_builtin(each)
+            # the defaults are the fallback: added in `finish`, after every rule of every file
+
+    def add_builtin(self, part: str) -> None:
+        for rule in builtin_rules(part):
+            origin = self.origins.get(rule.name)
+            if origin is not None:
+                self.errors.append(RuleFileError(
+                    origin.path, origin.line, origin.col,
+                    f"rule name {rule.name!r} is taken by the built-in rules (`include: builtin:{part}`); "
+                    "rename this rule",
+                ))  # fmt: skip
+            self.rules.append(rule)
 
     # -- files --
     def top_file(self, display: str) -> None:
@@ -246,6 +289,9 @@ class _Loader:
         base = Path(display).parent
         for i, inc in enumerate(top.include):
             at: NodePath = ("include", i) if isinstance(data.get("include"), list) else ("include",)
+            if inc == "builtin" or inc.startswith("builtin:"):
+                self.include_builtin(inc, smap, at)
+                continue
             self.file(str(base / inc), (*chain, real), (smap, at))
         if not isinstance(rules_raw, list):
             self.errors.append(smap.error(("rules",), "`rules` is a list of rules"))
@@ -276,6 +322,9 @@ class _Loader:
                 self.models.append(entry)
                 known.add(entry if isinstance(entry, str) else entry.name)
 
+    def builtin_names(self) -> set[str]:
+        return {name for part in self.builtin for name in _builtin_names(part)}
+
     # -- rules --
     def rule(self, raw: Any, smap: SourceMap, at: NodePath) -> None:
         if not isinstance(raw, dict):
@@ -292,6 +341,9 @@ class _Loader:
         b.check_templates()
         line, col = smap.pos(at)
         mline, mcol = smap.pos((*at, "match"))
+        if spec.name in self.builtin_names():
+            raise smap.error((*at, "name"), f"rule name {spec.name!r} is taken by the built-in rules "
+                                            "(`include: builtin`); rename this rule")
         if spec.name in self.origins:
             first = self.origins[spec.name]
             raise smap.error((*at, "name"), f"two rules are named {spec.name!r} (the first at {first}); "
@@ -359,6 +411,11 @@ class _Loader:
                 built.append(g)
             return Script(built, by="round" if kind == "script" else "call")
         return value
+
+
+@functools.cache
+def _builtin_names(part: str) -> tuple[str, ...]:
+    return tuple(r.name for r in builtin_rules(part))
 
 
 def _output(spec: OutputSpec, b: Builder, at: NodePath) -> Generator[Any]:

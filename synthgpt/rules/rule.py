@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NoRuleMatched, RuleError, UnknownRuleError
+from ..errors import NoRuleMatched, RuleError, StateUnavailable, UnknownRuleError
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
@@ -16,9 +17,11 @@ from ..journal import PackedRecord, record_bytes, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from ..profiles import ModelProfile, as_profiles
 from .matchers import Matcher, as_matcher
+from .trace import RuleVerdict, trace_rules
 
 if TYPE_CHECKING:
     from ..journal import CallRecord
+    from ..state.base import CallCounter
 
 __all__ = ["Resolved", "Rule", "RuleSet", "UnknownRuleError"]
 
@@ -111,6 +114,11 @@ class Rule:
             self._count += 1
             return self._count - 1
 
+    def _note(self) -> None:
+        """Count one call a shared counter granted (`synthgpt.state`): this process's `call_count`."""
+        with self._lock:
+            self._count += 1
+
     def _release(self) -> None:
         """Give back a claimed call whose draw failed: it answered nothing, so it neither counts nor uses
         up a `times` slot. (Under concurrent calls to one rule, a call that overlapped the failed one may
@@ -169,6 +177,9 @@ class Resolved:
     rule: Rule
     captures: dict[str, str]
     call_index: int
+    unshared: StateUnavailable | None = None
+    """Set when the shared counter could not be reached and `call_index` is this process's own count:
+    the answer may go out only if the draw never reads it (see `MockGPT.resolve`)."""
 
 
 class RuleSet:
@@ -181,6 +192,7 @@ class RuleSet:
         self.models, self.profiles = as_profiles(models)
         """Model names the rules serve (empty: any model is accepted), and the profiles among them
         (`ModelProfile`: context window, maximum output, reasoning by default)."""
+        self._fingerprint: str | None = None
         self._names: set[str] = set()
         for r in rules:
             self.add(r)
@@ -194,6 +206,7 @@ class RuleSet:
         if rule.name in names:  # a set, not a scan: adding n rules was quadratic (20,000 rules: ~20 s)
             raise RuleError(f"two rules are named {rule.name!r}; rule names must be unique")
         self.rules.append(rule)
+        self._fingerprint = None
         names.add(rule.name)
 
     def __iter__(self) -> Iterator[Rule]:
@@ -211,18 +224,44 @@ class RuleSet:
                 return r
         raise UnknownRuleError(key, [r.name for r in self.rules])
 
-    def resolve(self, request: ModelRequest) -> Resolved:
+    @property
+    def fingerprint(self) -> str:
+        """What identifies these rules across processes: a hash of every rule as written (its repr), so
+        replicas loading the same rule files share call counts (`synthgpt.state`), wherever the files lie."""
+        fp = self._fingerprint
+        if fp is None:
+            text = "\n".join(repr(r) for r in self.rules)
+            fp = self._fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return fp
+
+    def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
+        """The first matching rule with calls left; `counter` counts the calls when given (shared state),
+        else each rule counts its own."""
         for rule in self.rules:
             caps = rule.matcher.match(request)
             if caps is None:
                 continue
-            index = rule._claim()
+            unshared: StateUnavailable | None = None
+            if counter is None:
+                index = rule._claim()
+            else:
+                try:
+                    index = counter.claim(self.fingerprint, rule)
+                except StateUnavailable as exc:
+                    if rule.times is not None:  # whether it may answer at all is the shared count's say
+                        raise
+                    index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return Resolved(rule, caps, index)
+            return Resolved(rule, caps, index, unshared)
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)
+
+    def explain(self, request: ModelRequest) -> tuple[RuleVerdict, ...]:
+        """Why `request` is answered by the rule it is: each rule tried, up to the one that answers, with
+        its first failing predicate. Read-only: no `times` call is used, nothing is recorded."""
+        return trace_rules(self.rules, request)
 
     def assert_all_called(self) -> None:
         missing = [r.name for r in self.rules if not r.called]

@@ -9,7 +9,8 @@
 A `script` picks its step from the request alone (how many rounds of tool calls the current turn holds),
 so retries, parallel workers and any arrival order see the same step. A `sequence` picks its step from
 how many calls the rule has answered: the one construct, with `times`, whose answers depend on call order
-(and on the process: each server worker counts its own calls). Past the last step, the last one repeats.
+(and on the process: each server worker counts its own calls, unless `serve --state redis://…` shares the
+counts between them, see `synthgpt.state`). Past the last step, the last one repeats.
 """
 
 from __future__ import annotations

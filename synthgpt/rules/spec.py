@@ -160,7 +160,9 @@ class RuleFileSpec(_Spec):
         "max_output_tokens, reasoning, overflow: refuse|clamp}; empty: any model.",
     )
     include: list[str] = Field(
-        default_factory=list, description="Other rule files (relative to this one); their rules come first."
+        default_factory=list,
+        description="Other rule files (relative to this one), whose rules come first; `builtin` for the "
+        "built-in rules (`builtin:triggers` first, `builtin:defaults` after every rule), or one part.",
     )
     rules: list[RuleSpec] = Field(default_factory=list)
 

@@ -4,8 +4,10 @@
     !MOCK_PARALLEL_TOOL_CALLS!              one call per declared tool (one, if parallel_tool_calls=false)
     !MOCK_ERROR:<status>!                   an HTTP error in the provider's shape, with retry headers
     !MOCK_INCOMPLETE[:<tokens>]!            cut as if the output-token limit were reached
-    !MOCK_TRUNCATE:<frames>!                stream closes cleanly after <frames> frames, no terminator
-    !MOCK_DISCONNECT:<frames>!              connection dropped after <frames> frames
+    !MOCK_TRUNCATE:<frames>!                stream closes cleanly after <frames> frames, no terminator;
+                                            non-streaming: the first half of the JSON body, clean close
+    !MOCK_DISCONNECT:<frames>!              connection dropped after <frames> frames; non-streaming:
+                                            the first half of the JSON body, then dropped
     !MOCK_STREAM_ERROR[:<frames>]!          an error event mid-stream (after 2 frames by default)
     !MOCK_MALFORMED:<frame>!                frame <frame> (0-based) is sent as invalid JSON
     !MOCK_UNKNOWN_ITEM[:<frames>]!          an output item of a kind no SDK knows (Responses)

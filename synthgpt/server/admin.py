@@ -1,11 +1,13 @@
-"""Health and journal routes: `GET /healthz`, `GET /_synthgpt/calls`, `DELETE /_synthgpt/calls`.
+"""Health and journal routes: `GET /healthz`, `GET /readyz`, `GET` and `DELETE /_synthgpt/calls`.
 
 With several workers each process keeps its own journal: these routes show the worker that answered,
-unless `--journal PATH.sqlite` gives them one shared journal.
+unless `--journal PATH.sqlite` or `--state redis://…` gives them one shared journal (and, with Redis,
+`DELETE` resets the call counts of every replica at once).
 
 The journal routes (everything under `/_synthgpt/`) show what every client asked and let anyone empty
-the journal, so `AdminGuard` can close them behind a bearer token (`--admin-token`); `/healthz` stays
-open for load balancers and orchestrators.
+the journal, so `AdminGuard` can close them behind a bearer token (`--admin-token`); `/healthz` (liveness:
+the process answers) and `/readyz` (readiness: the rules are loaded and the state store answers, else 503
+saying which is not) stay open for load balancers and orchestrators.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..errors import StateUnavailable
 from ..journal import CallRecord
 from ..mock import MockGPT
 from .responses import json_response
@@ -32,6 +35,7 @@ __all__ = [
     "clear_calls",
     "healthz",
     "list_calls",
+    "readyz",
     "record_json",
 ]
 
@@ -77,6 +81,27 @@ async def healthz(request: Request) -> Response:
     return json_response({"status": "ok"})
 
 
+async def readyz(request: Request) -> Response:
+    mock: MockGPT = request.app.state.mock
+    store = request.app.state.state_store
+    problems: list[str] = []
+    if len(mock.rules) == 0:
+        problems.append("no rules are loaded")
+    problem = store.check()
+    if problem is not None:
+        problems.append(f"state store: {problem}")
+    body: dict[str, Any] = {"status": "ready" if not problems else "unavailable", "rules": len(mock.rules),
+                            "state": store.kind}  # fmt: skip
+    if problems:
+        body["problems"] = problems
+    return json_response(body, 503 if problems else 200)
+
+
+def _unavailable(exc: StateUnavailable) -> Response:
+    error = {"message": str(exc), "type": "server_error", "param": None, "code": "state_unavailable"}
+    return json_response({"error": error}, 503)
+
+
 async def list_calls(request: Request) -> Response:
     """Filter (`rule`, `api`, `model` globs), paginate (`offset`, `limit`) or export (`format=jsonl`):
     see `synthgpt.journal.query`. Built in a worker thread: reading and encoding a thousand records takes
@@ -95,7 +120,10 @@ async def list_calls(request: Request) -> Response:
 def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
     from ..journal.query import records_jsonl
 
-    records, total = query.run(mock.journal)
+    try:
+        records, total = query.run(mock.journal)
+    except StateUnavailable as exc:
+        return _unavailable(exc)
     headers = query.headers(total, path)
     if query.format == "jsonl":
         return Response(records_jsonl(records), media_type="application/x-ndjson", headers=headers)
@@ -105,8 +133,11 @@ def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
 async def clear_calls(request: Request) -> Response:
     """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
     mock: MockGPT = request.app.state.mock
-    count = len(mock.journal)
-    mock.reset()
+    try:
+        count = len(mock.journal)
+        mock.reset()
+    except StateUnavailable as exc:
+        return _unavailable(exc)
     return json_response({"deleted": count})
 
 
@@ -119,14 +150,20 @@ class AdminGuard:
     <token>`; others get a 401 in OpenAI's error shape. The comparison takes the same time however much
     of the token a guess gets right (`hmac.compare_digest`)."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, public: frozenset[str] = frozenset()) -> None:
         if not token:
             raise ValueError("the admin token must not be empty")
         self.app = app
         self._token = token.encode()
+        self._public = public
+        """Paths a GET may read without the token: the playground page and its assets, which hold no data
+        (a browser's navigation cannot send `Authorization`; the page asks for the token and sends it)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and is_admin_path(scope["path"]):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and is_admin_path(path) and not (
+            scope["method"] == "GET" and path in self._public
+        ):
             given = _bearer(scope)
             if given is None or not hmac.compare_digest(given, self._token):
                 await _unauthorized(given is not None)(scope, receive, send)

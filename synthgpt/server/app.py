@@ -19,14 +19,27 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from ..codec.base import WireCodec
+from ..codec.openai_responses import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
-from .admin import AdminGuard, clear_calls, healthz, list_calls
+from ..state.base import MemoryState, StateStore
+from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
+from .metrics import Metrics, metrics_endpoint
 from .models import dialect_for, get_model, list_models
+from .observe import ObserveMiddleware
 from .offload import Worker
+from .playground import (
+    PAGE_PATHS,
+    call_detail,
+    explain_call,
+    journal_state,
+    list_rules,
+    playground_asset,
+    playground_page,
+)
 from .provider_routes import PROVIDER_ROUTES
 from .responses import error_response, request_id
 from .routes import API_ROUTES, ApiRoute, api_endpoint
@@ -48,6 +61,7 @@ def create_app(
     on_startup: Sequence[Callable[[], object]] = (),
     on_shutdown: Sequence[Callable[[], object]] = (),
     memo_entries: int = DEFAULT_MEMO_ENTRIES,
+    state: StateStore | None = None,
     admin: bool = True,
     admin_token: str | None = None,
     allowed_hosts: Sequence[str] | None = None,
@@ -61,16 +75,22 @@ def create_app(
     `allowed_hosts` (Starlette's `TrustedHostMiddleware` patterns, `*.example.com` or `*`) answers 400 to
     a request whose `Host` header names another host: what a page in a browser sends after rebinding its
     own name to this server's address. None accepts any host (in-process transports use made-up ones).
+    `state` is what replicas share (`synthgpt.state`): its Responses store replaces the codec's own, and
+    `/readyz` reports whether it answers.
     """
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
     if memo_entries < 0:
         raise ValueError(f"memo_entries must be >= 0, got {memo_entries}")
     instances: dict[type, WireCodec] = {}
+    shared_store = state.responses() if state is not None else None
 
     def codec_of(source: WireCodec | type) -> WireCodec:
         if isinstance(source, type):  # one instance per app, shared by every route naming the class
-            return instances.setdefault(source, source())
+            if source not in instances:
+                shared = shared_store is not None and issubclass(source, ResponsesCodec)
+                instances[source] = source(store=shared_store) if shared else source()
+            return instances[source]
         return source
 
     api_routes: list[tuple[BaseRoute, WireCodec]] = []
@@ -86,19 +106,28 @@ def create_app(
         *(Route(p + "/models/{model_id:path}", get_model, methods=["GET"]) for p in _MODEL_LISTS),
         Route("/v1/messages/count_tokens", count_tokens_endpoint, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     if admin:
         all_routes += [
             Route("/_synthgpt/calls", list_calls, methods=["GET"]),
             Route("/_synthgpt/calls", clear_calls, methods=["DELETE"]),
+            Route("/_synthgpt/calls/{index:int}", call_detail, methods=["GET"]),
+            Route("/_synthgpt/journal", journal_state, methods=["GET"]),
+            Route("/_synthgpt/explain", explain_call, methods=["POST"]),
+            Route("/_synthgpt/rules", list_rules, methods=["GET"]),
+            Route("/_synthgpt", playground_page, methods=["GET"]),
+            Route("/_synthgpt/", playground_page, methods=["GET"]),
+            Route("/_synthgpt/static/{name}", playground_asset, methods=["GET"]),
         ]
     # outermost first: a foreign Host is refused before anything else; the guard before any admin route
-    middleware: list[Middleware] = []
+    middleware: list[Middleware] = [Middleware(ObserveMiddleware)]  # outermost first: it times the rest
     if allowed_hosts is not None:
         hosts = list(allowed_hosts)
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     if admin and admin_token:
-        middleware.append(Middleware(AdminGuard, token=admin_token))
+        middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS))
     middleware.append(Middleware(MemoMiddleware))
 
     @contextlib.asynccontextmanager
@@ -159,5 +188,9 @@ def create_app(
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
+    app.state.state_store = state if state is not None else MemoryState()
+    app.state.metrics = Metrics(mock)
     app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
+    # each API's codec as its routes use it (the first route's): the playground decodes with them
+    app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}
     return app

@@ -28,10 +28,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..clock import FixedClock
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
+from ..errors import StateUnavailable
 from ..journal import CallRecord
 from ..mock import MockGPT
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
+from .observe import note_output
 from .pacing import PacedStream, pacer
 from .responses import EventStreamBody
 
@@ -200,9 +202,14 @@ class MemoMiddleware:
         pace = pacer()
         if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
             await pace.admit()
-        record = mock.replay(entry.rule, entry.record)
         if entry.after is not None:
-            entry.after()
+            try:
+                entry.after()
+            except StateUnavailable:  # the shared Responses store is away: the route answers it (503)
+                await self.app(scope, _replaying(messages, receive), send)
+                return
+        record = mock.replay(entry.rule, entry.record)
+        note_output(scope, record.output, record.request)
         stream = record.request.stream
         fault = ending_fault(record.output.stream) if stream else None
 
@@ -256,6 +263,8 @@ def remember(
     slot = memo_slot(scope)
     drawn = answered.generation
     if slot is None or drawn is None or not answered.replayable:
+        return
+    if type(response) not in (Response, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
     memo, gen, key = slot
     wire = response.wire if isinstance(response, PacedStream) else None

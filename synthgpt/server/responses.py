@@ -14,11 +14,12 @@ from starlette.types import Receive, Scope, Send
 
 from ..codec.base import HasResponseHeaders, WireCodec
 from ..errors import RequestError
-from ..model import ErrorSpec
+from ..model import ErrorSpec, Fault
 from ..pipeline import Answered, codec_headers, error_answer, json_bytes, processing_ms, request_id
 from .pacing import PacedStream
 
 __all__ = [
+    "CutJsonBody",
     "EventStreamBody",
     "HasResponseHeaders",
     "codec_headers",
@@ -35,11 +36,23 @@ def to_response(answered: Answered) -> Response:
     """The Response that sends `answered`: unpaced streams in one write, paced ones on their schedule."""
     wire = answered.wire
     if wire is None:
+        cut = _body_cut(answered)
+        if cut is not None:  # no frames to count: the body is cut in half (`CutJsonBody`)
+            return CutJsonBody(answered.body, answered.headers, cut)
         return Response(answered.body, answered.status, answered.headers, media_type="application/json")
     if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
         # unpaced: the whole stream at once
         return EventStreamBody(wire.writes[0].data, answered.headers, frames=len(wire.frames))
     return PacedStream(wire, answered.headers)
+
+
+def _body_cut(answered: Answered) -> Fault | None:
+    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one."""
+    drawn = answered.generation
+    if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
+        return None
+    plan = drawn.output.stream
+    return plan.fault("truncate") or plan.fault("disconnect")
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -92,3 +105,31 @@ class EventStreamBody(Response):
         finally:
             if self.on_end is not None:
                 self.on_end(0 if cancelled else self.frames, cancelled)
+
+
+class CutJsonBody(Response):
+    """A JSON answer cut in half: what a `truncate` or `disconnect` fault does to a non-streaming request.
+
+    There are no frames to count, so the fault's frame count does not apply: the first half of the body's
+    bytes is sent (at least one). `truncate` ends the response cleanly, its Content-Length that of the
+    half, so the client gets a complete HTTP answer whose JSON does not parse. `disconnect` announces the
+    whole length, sends the half and drops the connection, as a server dying mid-answer would.
+    """
+
+    def __init__(self, body: bytes, headers: Mapping[str, str], fault: Fault) -> None:
+        self.kept = body[: max(1, len(body) // 2)]
+        self.fault = fault
+        self.drop = drop = fault.kind == "disconnect"
+        self.status_code = 200
+        self.media_type = "application/json"
+        self.background = None
+        self.body = body if drop else self.kept  # the Content-Length announced
+        self.init_headers(headers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from ..codec.sse import StreamAborted
+
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.kept, "more_body": self.drop})
+        if self.drop:
+            raise StreamAborted(0)

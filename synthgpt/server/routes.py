@@ -32,9 +32,10 @@ from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
 from .memo import remember
+from .observe import note_answered, note_api
 from .offload import Worker, heavy
 from .pacing import PacedStream, pacer
-from .responses import EventStreamBody, to_response
+from .responses import CutJsonBody, EventStreamBody, to_response
 
 __all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
 
@@ -117,6 +118,7 @@ def api_endpoint(codec: WireCodec) -> Callable[[Request], Awaitable[Response]]:
 async def handle(request: Request, codec: WireCodec) -> Response:
     mock: MockGPT = request.app.state.mock  # read per request: a rule reload may swap it
     path: str = request.scope["path"]  # request.url would build a URL object on every request
+    note_api(request.scope, codec.api)
     try:
         raw = await read_body(request, request.app.state.max_body_bytes)
     except BodyTooLarge as exc:
@@ -134,6 +136,7 @@ async def handle(request: Request, codec: WireCodec) -> Response:
             answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
         else:
             answered = respond(mock, codec, accepted)
+    note_answered(request.scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:
         if isinstance(failed, SynthGPTError):  # a rule that cannot answer: the rule file's fault
@@ -161,6 +164,9 @@ def _finish_when_sent(mock: MockGPT, answered: Answered, response: Response) -> 
     """Finish the call now (a JSON body or an error: decided) or when its stream has ended."""
     if answered.generation is None:
         return  # refused: the pipeline finished it
+    if isinstance(response, CutJsonBody):  # a JSON body cut by its fault: the call ended with it
+        finish(mock, answered.generation.record, response.fault)
+        return
     if not isinstance(response, PacedStream | EventStreamBody):
         finish_answered(mock, answered)
         return

@@ -8,6 +8,7 @@ Given the same rule files, seed and clock every worker answers the same request 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib.util
 import json
@@ -15,8 +16,9 @@ import logging
 import os
 import socket
 import sys
+import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -27,6 +29,7 @@ from ..errors import ConfigError
 from ..journal import DEFAULT_JOURNAL_BYTES
 from ..limits import DEFAULT_LIMITS, Limits
 from ..mock import MockGPT
+from ..state import DEFAULT_TIMEOUT, DEFAULT_TTL, StateStore, open_state
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .hosts import default_allowed_hosts, open_admin_warning
 from .limits import (
@@ -39,6 +42,8 @@ from .limits import (
     fit_open_files,
 )
 from .memo import DEFAULT_MEMO_ENTRIES
+from .metrics import MULTIPROC_ENV
+from .observe import configure_request_log
 
 if TYPE_CHECKING:
     from ..rules.loader import LoadedRules
@@ -72,8 +77,19 @@ class ServeConfig:
     """Every model's context window (`MockGPT(context_window=…)`); a rule file's model profiles win."""
     access_log: bool = False
     log_level: str = "warning"
+    log_format: str = "text"
+    """The request log's format: `text` (key=value) or `json` (one object per line); see `server.observe`."""
+    request_log: bool = True
+    """One line per answered API request on the `synthgpt.access` logger (stderr)."""
     memo_entries: int = DEFAULT_MEMO_ENTRIES
     """Bound of the memo of encoded answers to repeated requests (`server.memo`); 0 turns it off."""
+    state: str | None = None
+    """`redis://HOST:PORT/DB`: call counts, journal and Responses store shared by every replica
+    (`synthgpt.state`); None or `memory`: each process keeps its own."""
+    state_ttl: int = DEFAULT_TTL
+    """Seconds a stored Responses conversation lives in the shared state store."""
+    state_timeout: float = DEFAULT_TIMEOUT
+    """Seconds one state-store command may take before the request gets a 503."""
     admin: bool = True
     """False: no `/_synthgpt/` routes (404)."""
     admin_token: str | None = None
@@ -104,8 +120,19 @@ class ServeConfig:
         return cls(**data)
 
 
-def build_mock(config: ServeConfig) -> MockGPT:
-    """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files)."""
+def open_config_state(config: ServeConfig) -> StateStore:
+    """The state store `config` names, reachable (else a ConfigError saying why)."""
+    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout)
+
+
+def build_mock(
+    config: ServeConfig, state: StateStore | None = None, *, warn: IO[str] | None = None
+) -> MockGPT:
+    """The engine for `config`: rule files (or the built-in rules), seed and clock (flags win over files);
+    with a shared `state`, its call counter and journal (an explicit `--journal` file wins).
+
+    With `warn`, says there when the rules can leave requests unanswered (`synthgpt check`'s warning).
+    """
     seed = config.seed
     clock: Clock | None = None
     if config.clock is not None:
@@ -119,6 +146,8 @@ def build_mock(config: ServeConfig) -> MockGPT:
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
                            journal_bytes=config.journal_bytes, limits=config.limits(),
                            context_window=config.context_window)  # fmt: skip
+    if warn is not None and config.rule_files:
+        _warn_unanswered(mock, warn)
     if config.journal is not None:
         from ..journal.sqlite import SQLiteJournal
 
@@ -126,14 +155,28 @@ def build_mock(config: ServeConfig) -> MockGPT:
             mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
+    if state is not None:
+        mock.counter = state.counter
+        shared = state.journal(config.journal_size) if config.journal is None else None
+        if shared is not None:
+            mock.journal = shared
     return mock
 
 
-def create_app_from_config(config: ServeConfig) -> Starlette:
+def _warn_unanswered(mock: MockGPT, out: IO[str]) -> None:
+    from ..rules.check import unanswered_warning
+
+    said = unanswered_warning(mock.rules)
+    if said:
+        print(f"synthgpt serve: warning: {said}", file=out, flush=True)
+
+
+def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) -> Starlette:
     quiet_aborted_streams()
-    mock = build_mock(config)
+    state = open_config_state(config)
+    mock = build_mock(config, state, warn=warn)
     on_startup: list[Callable[[], object]] = []
-    on_shutdown: list[Callable[[], object]] = []
+    on_shutdown: list[Callable[[], object]] = [state.close]
     if config.watch and config.rule_files:
         from ..rules.watch import RuleWatcher
 
@@ -148,7 +191,7 @@ def create_app_from_config(config: ServeConfig) -> Starlette:
     return create_app(
         mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown,
         memo_entries=config.memo_entries, admin=config.admin, admin_token=config.admin_token,
-        allowed_hosts=None if allowed == ("*",) else allowed,
+        allowed_hosts=None if allowed == ("*",) else allowed, state=state,
     )  # fmt: skip
 
 
@@ -157,7 +200,9 @@ def create_app_from_env() -> Starlette:
     supervisor = os.environ.get(SUPERVISOR_VAR)
     if supervisor is not None:
         die_with_parent(int(supervisor))
-    app = create_app_from_config(ServeConfig.from_json(os.environ[ENV_VAR]))
+    config = ServeConfig.from_json(os.environ[ENV_VAR])
+    configure_request_log(config.log_format, enabled=config.request_log)
+    app = create_app_from_config(config)
     freeze_startup_objects()
     return app
 
@@ -208,16 +253,53 @@ def url_for(host: str, port: int) -> str:
 
 def serve(config: ServeConfig, *, out: IO[str] | None = None) -> None:
     """Serve until interrupted. Prints `synthgpt listening on http://HOST:PORT` (the real port) first."""
+    with contextlib.ExitStack() as cleanup:
+        if config.workers > 1:
+            config = _share_between_workers(config, cleanup, sys.stderr)
+        _serve(config, out)
+
+
+def _share_between_workers(config: ServeConfig, cleanup: contextlib.ExitStack, out: IO[str]) -> ServeConfig:
+    """What several workers must share to answer like one server: the journal and the metrics.
+
+    Without `--journal`, each worker would answer `/_synthgpt/calls` from its own memory (10 calls over 2
+    workers: 5 listed by whichever answers), so they share a temporary SQLite journal instead, deleted at
+    exit. prometheus_client's multiprocess mode needs its directory in the environment before any worker
+    imports it (the workers are spawned, so they inherit it); one set by the user is kept as is.
+    """
+    tmp: str | None = None
+
+    def scratch() -> str:
+        nonlocal tmp
+        if tmp is None:
+            tmp = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="synthgpt-"))
+        return tmp
+
+    if not os.environ.get(MULTIPROC_ENV):
+        os.environ[MULTIPROC_ENV] = os.path.join(scratch(), "metrics")
+        os.mkdir(os.environ[MULTIPROC_ENV])
+        cleanup.callback(os.environ.pop, MULTIPROC_ENV, None)
+    if config.journal is None and config.journal_size > 0:
+        path = os.path.join(scratch(), "calls.sqlite")
+        print(f"synthgpt: {config.workers} workers share one journal in a temporary file "
+              "(--journal PATH.sqlite keeps it)", file=out, flush=True)  # fmt: skip
+        config = replace(config, journal=path)
+    return config
+
+
+def _serve(config: ServeConfig, out: IO[str] | None) -> None:
     import uvicorn
 
+    configure_request_log(config.log_format, enabled=config.request_log)
     app: Starlette | str
     if config.workers > 1:
-        build_mock(config)  # fail here, once, rather than in every worker
+        build_mock(config, warn=sys.stderr)  # fail (or warn) here, once, rather than in every worker
+        open_config_state(config).close()
         os.environ[ENV_VAR] = config.to_json()
         os.environ[SUPERVISOR_VAR] = str(os.getpid())
         app = "synthgpt.server.run:create_app_from_env"
     else:
-        app = create_app_from_config(config)
+        app = create_app_from_config(config, warn=sys.stderr)
         freeze_startup_objects()
     fit_open_files(config.limit_concurrency)  # workers inherit the limit
     sock = _bind(config.host, config.port)

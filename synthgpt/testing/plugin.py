@@ -17,6 +17,7 @@ Without `rules` or `rules_file` the built-in rule set answers.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,20 +155,33 @@ def synthgpt_server(synthgpt_app: ASGIApp) -> Iterator[LiveServer]:
         yield server
 
 
+def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
+    """syrupy's `snapshot`, looked up here rather than asked for: without syrupy, pytest would only say
+    "fixture 'snapshot' not found", which does not say what to install."""
+    try:
+        return request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        pass  # failed below, outside the handler: the lookup error would only repeat the name
+    installed = importlib.util.find_spec("syrupy") is not None
+    why = "syrupy's plugin is disabled" if installed else "syrupy is not installed"
+    pytest.fail(f"{fixture} needs syrupy's `snapshot` fixture, but {why}: pip install 'synthgpt[pytest]'",
+                pytrace=False)  # fmt: skip
+
+
 @pytest.fixture
-def synthgpt_sse_snapshot(snapshot: Any) -> Any:
-    """syrupy's `snapshot` writing `.sse` files (needs syrupy)."""
+def synthgpt_sse_snapshot(request: pytest.FixtureRequest) -> Any:
+    """syrupy's `snapshot` writing `.sse` files (needs syrupy: `synthgpt[pytest]`)."""
     from .snapshots import SSESnapshotExtension
 
-    return snapshot.use_extension(SSESnapshotExtension)
+    return _syrupy_snapshot(request, "synthgpt_sse_snapshot").use_extension(SSESnapshotExtension)
 
 
 @pytest.fixture
-def synthgpt_json_snapshot(snapshot: Any) -> Any:
-    """syrupy's `snapshot` writing sorted-key `.json` files (needs syrupy)."""
+def synthgpt_json_snapshot(request: pytest.FixtureRequest) -> Any:
+    """syrupy's `snapshot` writing sorted-key `.json` files (needs syrupy: `synthgpt[pytest]`)."""
     from .snapshots import JSONSnapshotExtension
 
-    return snapshot.use_extension(JSONSnapshotExtension)
+    return _syrupy_snapshot(request, "synthgpt_json_snapshot").use_extension(JSONSnapshotExtension)
 
 
 __all__ = [

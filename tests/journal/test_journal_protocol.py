@@ -1,7 +1,9 @@
-"""Both journals are `CallJournal`s and filter, page and count alike (the seam a new store implements)."""
+"""Every journal is a `CallJournal` and filters, pages and counts alike (the seam a new store implements):
+in memory, SQLite, and Redis (a real redis-server, `tests/state/_redis.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,8 @@ import pytest
 from synthgpt import MockGPT
 from synthgpt.journal import CallJournal, Journal, MemoryJournal, SQLiteJournal
 from synthgpt.journal.query import CallQuery
+from synthgpt.state import RedisState
+from tests.state._redis import REDIS, RedisServer
 
 
 def _filled(journal: CallJournal) -> MockGPT:
@@ -20,14 +24,26 @@ def _filled(journal: CallJournal) -> MockGPT:
     return mock
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def journal(request: pytest.FixtureRequest, tmp_path: Path) -> CallJournal:
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def journal(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CallJournal]:
     if request.param == "memory":
-        return Journal(10)
-    return SQLiteJournal(tmp_path / "calls.sqlite", maxlen=10)
+        yield Journal(10)
+    elif request.param == "sqlite":
+        yield SQLiteJournal(tmp_path / "calls.sqlite", maxlen=10)
+    else:
+        if REDIS is None:
+            pytest.skip("redis-server is not installed (apt-get install -y redis-server; .ci/run does)")
+        server = RedisServer(tmp_path)
+        server.start()
+        state = RedisState(server.url)
+        try:
+            yield state.journal(10)
+        finally:
+            state.close()
+            server.stop()
 
 
-def test_both_journals_are_call_journals(journal: CallJournal) -> None:
+def test_every_journal_is_a_call_journal(journal: CallJournal) -> None:
     assert isinstance(journal, CallJournal)
     assert MemoryJournal is Journal
 

@@ -209,3 +209,13 @@ def test_a_changed_stream_fails_its_snapshot(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "-q")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(['*- data: {"n":2,"text":"b"}*', '*+ data: {"n":2,"text":"c"}*'])
+
+
+def test_without_syrupy_the_snapshot_fixtures_say_what_to_install(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_snap="def test_stream(synthgpt_sse_snapshot):\n    pass\n")
+    result = _run(pytester, "-q", "-p", "no:syrupy")
+    result.assert_outcomes(errors=1)
+    assert (
+        "\nsynthgpt_sse_snapshot needs syrupy's `snapshot` fixture, but syrupy's plugin is disabled: "
+        "pip install 'synthgpt[pytest]'\n"
+    ) in result.stdout.str()

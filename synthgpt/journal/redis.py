@@ -1,0 +1,131 @@
+"""The journal in Redis, shared by every replica (`--state redis://…`): a stream capped at `--journal-size`.
+
+    synthgpt:journal:total   every call ever journaled (INCR numbers the calls of all replicas in one order)
+    synthgpt:journal         stream of the newest records, one JSON field each (`record_to_dict`)
+    synthgpt:journal:delivery:<index>   how a call ended, when that is not what was written with it (a
+                             stream that was still `streaming`, an error, a cancel); expires after a day
+
+Reads (`GET /_synthgpt/calls`) fetch the kept stream and filter here: the stream is bounded by
+`--journal-size`, and reading the journal is rare next to writing it. A record that cannot be written
+while Redis is away is not lost silently: the call is still answered (when it needs no shared state),
+`dropped` counts it and the log says so once per outage.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import StateUnavailable
+from ..state.link import RedisLink
+from .memory import CallRecord, Delivery, _globs
+from .sqlite import record_from_dict, record_to_dict
+
+__all__ = ["RedisJournal"]
+
+log = logging.getLogger("synthgpt.server")
+_DELIVERY_TTL = 86400  # seconds: a listing long after the run still shows how its calls ended
+
+
+class RedisJournal:
+    def __init__(self, link: RedisLink, maxlen: int = 1000) -> None:
+        if maxlen < 0:
+            raise ValueError(f"journal size must be >= 0, got {maxlen}")
+        self._link = link
+        self._maxlen = maxlen
+        self._stream = link.key("journal")
+        self._total = link.key("journal", "total")
+        self.dropped = 0
+        """Records this process could not write (Redis away); their calls were answered."""
+        self._failing = False
+
+    def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
+        try:
+            index = int(self._link.call(lambda c: c.incr(self._total))) - 1
+        except StateUnavailable as exc:
+            self._drop(exc)
+            return build(-1)
+        record = build(index)
+        if self._maxlen:
+            data = json.dumps(record_to_dict(record), separators=(",", ":"))
+            try:
+                self._link.call(lambda c: c.xadd(self._stream, {"r": data}, maxlen=self._maxlen,
+                                                 approximate=False))  # fmt: skip
+            except StateUnavailable as exc:
+                self._drop(exc)
+                return record
+        self._failing = False
+        return record
+
+    def finished(self, record: CallRecord) -> None:
+        """Keep how the call ended, unless the record as written already says it (a whole answer: `done`)."""
+        if self._maxlen == 0 or record.index < 0 or (record.outcome == "done" and record.frames_sent is None):
+            return
+        key = self._link.key("journal", "delivery", str(record.index))
+        data = json.dumps([record.outcome, record.frames_sent])
+        try:
+            self._link.call(lambda c: c.set(key, data, ex=_DELIVERY_TTL))
+        except StateUnavailable as exc:
+            self._drop(exc)
+
+    def _drop(self, exc: StateUnavailable) -> None:
+        self.dropped += 1
+        if not self._failing:
+            self._failing = True
+            log.warning("journal records are being dropped: %s", exc.cause)
+
+    def _records(self) -> builtins.list[CallRecord]:
+        entries: Any = self._link.call(lambda c: c.xrange(self._stream))
+        # stream order is write order; two replicas may write their INCR-numbered records out of order
+        records = [record_from_dict(json.loads(fields[b"r"])) for _, fields in entries]
+        records.sort(key=lambda r: r.index)
+        if records:
+            keys = [self._link.key("journal", "delivery", str(r.index)) for r in records]
+            ended: list[bytes | None] = self._link.call(lambda c: c.mget(keys))
+            for i, data in enumerate(ended):
+                if data is not None:
+                    outcome, frames = json.loads(data)
+                    r = records[i]
+                    records[i] = CallRecord(r.index, r.request, r.rule, r.seed, r.output, r.at, r.duration_ms,
+                                            r.captures, Delivery(outcome, frames))  # fmt: skip
+        return records
+
+    def list(self, where: Callable[[CallRecord], bool] | None = None) -> builtins.list[CallRecord]:
+        items = self._records()
+        return items if where is None else [r for r in items if where(r)]
+
+    def query(
+        self,
+        *,
+        rule: str | None = None,
+        api: str | None = None,
+        model: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> builtins.list[CallRecord]:
+        matching = self.list(_globs(rule, api, model))
+        return matching[offset : None if limit is None else offset + limit]
+
+    def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int:
+        return len(self.list(_globs(rule, api, model)))
+
+    def clear(self) -> None:
+        self._link.call(lambda c: c.delete(self._stream))
+
+    @property
+    def total(self) -> int:
+        value = self._link.call(lambda c: c.get(self._total))
+        return int(value or 0)
+
+    @property
+    def maxlen(self) -> int:
+        return self._maxlen
+
+    def __len__(self) -> int:
+        return int(self._link.call(lambda c: c.xlen(self._stream)))
+
+    def __repr__(self) -> str:
+        return f"RedisJournal({self._link.where}, maxlen={self._maxlen})"

@@ -1,0 +1,235 @@
+"""What the server did, per answered API request: one log line and the Prometheus metrics.
+
+`ObserveMiddleware` is the app's outermost layer. It leaves an `Observed` in the scope; the API route
+(`routes.handle`) and the memo's replay fill in what the request was (API, model) and how it was answered
+(rule, seed, faults); the middleware adds the status, the frames sent and the duration, then logs one
+line on the `synthgpt.access` logger and counts the answer (`server.metrics`). Requests to other routes
+(`/healthz`, `/metrics`, the journal) are neither logged nor counted: probes would drown the answers.
+
+The duration is real time (`perf_counter`) read around the answer; it is never part of an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..model import ModelOutput, ModelRequest
+
+if TYPE_CHECKING:
+    from ..pipeline import Answered
+
+__all__ = [
+    "ACCESS_LOGGER",
+    "LOG_FORMATS",
+    "JsonLineFormatter",
+    "ObserveMiddleware",
+    "Observed",
+    "TextLineFormatter",
+    "configure_request_log",
+    "faults_of",
+    "note_answered",
+    "note_api",
+    "note_output",
+]
+
+ACCESS_LOGGER = "synthgpt.access"
+LOG_FORMATS = ("text", "json")
+SCOPE_KEY = "synthgpt.observed"
+access_log = logging.getLogger(ACCESS_LOGGER)
+
+
+@dataclass(slots=True)
+class Observed:
+    """One API request as the log line and the metrics see it; empty `api`: not an API request."""
+
+    api: str = ""
+    model: str = ""
+    rule: str = ""
+    seed: int | None = None
+    stream: bool = False
+    output: ModelOutput | None = None
+    status: int = 0
+    frames: int = 0
+    first_byte_s: float = 0.0
+    duration_s: float = 0.0
+
+
+def _observed(scope: Scope) -> Observed | None:
+    found: Observed | None = scope.get(SCOPE_KEY)
+    return found
+
+
+def note_api(scope: Scope, api: str) -> None:
+    """The request reached an API route (before its body is read: a 413 or a bad body is logged too)."""
+    obs = _observed(scope)
+    if obs is not None:
+        obs.api = api
+
+
+def note_answered(scope: Scope, answered: Answered) -> None:
+    """What the pipeline answered (`pipeline.answer`): the request and output, when a rule drew it."""
+    drawn = answered.generation
+    if drawn is not None:
+        note_output(scope, drawn.output, drawn.request)
+
+
+def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = None) -> None:
+    """The answer: the rule that answered, the call's seed (the journal's), the faults it carries."""
+    obs = _observed(scope)
+    if obs is None:
+        return
+    if req is not None:
+        obs.api, obs.model, obs.stream = req.api, req.model, req.stream
+    obs.rule, obs.seed, obs.output = output.rule, output.id_seed, output
+
+
+def faults_of(obs: Observed) -> tuple[str, ...]:
+    """The faults the answer carried: `error`, a stream fault's kind, `delay`, `slow`."""
+    output = obs.output
+    if output is None:
+        return ()
+    plan = output.stream
+    if output.error is None and not plan.faults and not plan.first_delay_ms and not plan.interval_ms:
+        return ()  # the common case, at the cost of four attribute reads
+    # a non-streaming answer has no frames: only the faults that cut its body apply (`CutJsonBody`)
+    kinds: list[str] = [f.kind for f in plan.faults]
+    faults = kinds if obs.stream else [k for k in kinds if k in ("truncate", "disconnect")][:1]
+    if output.error is not None:
+        faults.insert(0, "error")
+    if plan.first_delay_ms > 0:
+        faults.append("delay")
+    if obs.stream and plan.interval_ms > 0:
+        faults.append("slow")
+    return tuple(faults)
+
+
+class ObserveMiddleware:
+    """Times every HTTP request; for API requests, logs one line and counts it once the answer is sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        obs = Observed()
+        scope[SCOPE_KEY] = obs
+        sse = False
+
+        async def observing_send(message: Message) -> None:
+            nonlocal sse
+            kind = message["type"]
+            if kind == "http.response.start":
+                obs.status = message["status"]
+                obs.first_byte_s = time.perf_counter() - started
+                sse = any(k == b"content-type" and v.startswith(b"text/event-stream")
+                          for k, v in message.get("headers", ()))  # fmt: skip
+            elif sse and kind == "http.response.body":
+                obs.frames += message.get("body", b"").count(b"\n\n")  # an SSE event ends with a blank line
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observing_send)
+        finally:
+            if obs.api:
+                obs.duration_s = time.perf_counter() - started
+                _done(scope, obs)
+
+
+def _done(scope: Scope, obs: Observed) -> None:
+    state = scope["app"].state
+    faults = faults_of(obs)
+    metrics = getattr(state, "metrics", None)
+    if metrics is not None:
+        metrics.count(obs, faults, state.mock)
+    if access_log.isEnabledFor(logging.INFO):
+        # the record made directly: `info()` would also walk the stack for the caller, on every answer
+        record = access_log.makeRecord(ACCESS_LOGGER, logging.INFO, __file__, 0, "answered", (), None,
+                                       extra={"synthgpt": _fields(scope, obs, faults)})  # fmt: skip
+        access_log.handle(record)
+
+
+def _fields(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "method": scope["method"],
+        "path": scope["path"],
+        "api": obs.api,
+        "model": obs.model or None,
+        "rule": obs.rule or None,
+        "seed": None if obs.seed is None else str(obs.seed),  # 64-bit: JSON readers in JS would round it
+        "status": obs.status or None,
+        "stream": obs.stream,
+        "frames": obs.frames,
+        "faults": list(faults),
+        "duration_ms": round(obs.duration_s * 1000.0, 3),
+    }
+
+
+def _text_value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "-"
+    text = str(value)
+    return json.dumps(text) if (" " in text or '"' in text or not text) else text
+
+
+class TextLineFormatter(logging.Formatter):
+    """`synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed=… duration_ms=1.2`"""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields: dict[str, Any] | None = getattr(record, "synthgpt", None)
+        if fields is None:
+            return super().format(record)
+        head = f"synthgpt: {fields['method']} {fields['path']} {_text_value(fields['status'])}"
+        rest = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items()
+                        if k not in ("method", "path", "status"))  # fmt: skip
+        return f"{head} {rest}"
+
+
+class JsonLineFormatter(logging.Formatter):
+    """One JSON object per line: `time` (UTC, ISO 8601), `level`, `logger`, `message` and the fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        seconds = int(record.created)
+        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+        line: dict[str, Any] = {
+            "time": f"{when}.{int((record.created - seconds) * 1000):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        line.update(getattr(record, "synthgpt", None) or {})
+        return _JSON.encode(line)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
+
+
+def configure_request_log(log_format: str = "text", *, enabled: bool = True, stream: Any = None) -> None:
+    """Send the request lines to stderr (or `stream`) in `log_format` (`text` or `json`); idempotent."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
+    for handler in list(access_log.handlers):
+        if getattr(handler, "synthgpt_request_log", False):
+            access_log.removeHandler(handler)
+    access_log.propagate = False  # its own format, whatever the root logger's
+    if not enabled:
+        access_log.setLevel(logging.CRITICAL + 1)
+        return
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonLineFormatter() if log_format == "json" else TextLineFormatter())
+    handler.synthgpt_request_log = True  # type: ignore[attr-defined]
+    access_log.addHandler(handler)
+    access_log.setLevel(logging.INFO)

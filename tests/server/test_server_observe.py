@@ -1,0 +1,188 @@
+"""What the server did: one log line per answered API request (text and JSON) and `GET /metrics`, parsed
+from the real Prometheus exposition; with `--workers 2`, a shared journal and metrics summed over both."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from synthgpt import MockGPT
+from synthgpt.journal import CallRecord
+from synthgpt.server import create_app
+from synthgpt.server.observe import configure_request_log
+
+HI = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tell me about tides"}]}
+
+
+def ask(text: str, **extra: Any) -> dict[str, Any]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], **extra}
+
+
+@pytest.fixture
+def log() -> Iterator[io.StringIO]:
+    buf = io.StringIO()
+    configure_request_log("text", stream=buf)
+    yield buf
+    configure_request_log("text", enabled=False)
+
+
+def client(mock: MockGPT) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(mock)), base_url="http://synth")
+
+
+def _only_duration(line: str) -> tuple[str, float]:
+    m = re.fullmatch(r"(.*) duration_ms=(\d+\.\d+|\d+)", line)
+    assert m, line
+    return m.group(1), float(m.group(2))
+
+
+async def test_one_text_line_per_answer_naming_api_model_rule_seed_status(log: io.StringIO) -> None:
+    mock = MockGPT(seed=0)
+    async with client(mock) as c:
+        assert (await c.post("/v1/chat/completions", json=HI)).status_code == 200
+        assert (await c.post("/v1/chat/completions", json=ask("x !MOCK_ERROR:429!"))).status_code == 429
+        assert (await c.post("/v1/chat/completions", content=b"{nope")).status_code == 400
+        streamed = await c.post("/v1/messages", json={**ask("hi"), "max_tokens": 50, "stream": True})
+        assert (await c.get("/healthz")).status_code == 200  # not an API request: not logged
+    seeds = [r.seed for r in mock.journal]
+    frames = streamed.text.count("\n\n")
+    lines = [_only_duration(line) for line in log.getvalue().splitlines()]
+    assert [text for text, _ in lines] == [
+        f"synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed={seeds[0]} "
+        "stream=false frames=0 faults=-",
+        f"synthgpt: POST /v1/chat/completions 429 api=chat model=gpt-4o rule=triggers seed={seeds[1]} "
+        "stream=false frames=0 faults=error",
+        "synthgpt: POST /v1/chat/completions 400 api=chat model=- rule=- seed=- stream=false frames=0 "
+        "faults=-",
+        f"synthgpt: POST /v1/messages 200 api=messages model=gpt-4o rule=default seed={seeds[2]} "
+        f"stream=true frames={frames} faults=-",
+    ]
+    assert frames > 3
+    assert all(0 < ms < 10_000 for _, ms in lines)
+
+
+async def test_json_lines_and_memo_replays_are_logged_alike() -> None:
+    buf = io.StringIO()
+    configure_request_log("json", stream=buf)
+    try:
+        mock = MockGPT(seed=3)
+        async with client(mock) as c:
+            bodies = [(await c.post("/v1/chat/completions", json=HI)).content for _ in range(3)]
+    finally:
+        configure_request_log("text", enabled=False)
+    assert bodies[0] == bodies[1] == bodies[2]
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert len(lines) == 3
+    seed = str(mock.journal[0].seed)
+    for line in lines:  # the third answer came from the memo: the same fields
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line.pop("time"))
+        assert isinstance(line.pop("duration_ms"), float)
+        assert line == {
+            "level": "info", "logger": "synthgpt.access", "message": "answered", "method": "POST",
+            "path": "/v1/chat/completions", "api": "chat", "model": "gpt-4o", "rule": "default",
+            "seed": seed, "status": 200, "stream": False, "frames": 0, "faults": [],
+        }  # fmt: skip
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+async def test_metrics_count_requests_faults_frames_latency_and_journal() -> None:
+    mock = MockGPT(seed=0)
+    async with client(mock) as c:
+        stream = await c.post("/v1/chat/completions", json=ask("hello", stream=True))
+        await c.post("/v1/chat/completions", json=ask("hello"))
+        await c.post("/v1/chat/completions", json=ask("hello"))
+        await c.post("/v1/chat/completions", json=ask("a !MOCK_ERROR:503!"))
+        cut = await c.post("/v1/chat/completions", json=ask("b !MOCK_TRUNCATE:2!", stream=True))
+        await c.post("/v1/embeddings", json={"model": "text-embedding-3-small", "input": "x"})
+        reply = await c.get("/metrics")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    got = _samples(reply.text)
+
+    def value(name: str, **labels: str) -> float:
+        return got[(name, tuple(sorted(labels.items())))]
+
+    assert value("synthgpt_requests_total", api="chat", model="gpt-4o", rule="default", status="200") == 3
+    assert value("synthgpt_requests_total", api="chat", model="gpt-4o", rule="triggers", status="503") == 1
+    assert value("synthgpt_requests_total", api="chat", model="gpt-4o", rule="triggers", status="200") == 1
+    assert value("synthgpt_requests_total", api="embeddings", model="text-embedding-3-small",
+                 rule="embeddings", status="200") == 1  # fmt: skip
+    assert sum(v for (n, _), v in got.items() if n == "synthgpt_requests_total") == 6
+    assert value("synthgpt_faults_total", api="chat", kind="error") == 1
+    assert value("synthgpt_faults_total", api="chat", kind="truncate") == 1
+    frames = stream.text.count("\n\n") + cut.text.count("\n\n")
+    assert cut.text.count("\n\n") == 2
+    assert value("synthgpt_stream_frames_total", api="chat") == frames
+    assert value("synthgpt_answer_seconds_count", api="chat") == 5
+    assert value("synthgpt_answer_seconds_bucket", api="chat", le="+Inf") == 5
+    assert value("synthgpt_first_byte_seconds_count", api="embeddings") == 1
+    assert 0 < value("synthgpt_answer_seconds_sum", api="chat") < 10
+    assert value("synthgpt_journal_calls") == len(mock.journal) == 6
+
+
+async def test_metrics_with_a_shared_journal_read_it_when_scraped(tmp_path: Path) -> None:
+    from synthgpt.journal import SQLiteJournal
+
+    mock = MockGPT(seed=0)
+    mock.journal = SQLiteJournal(str(tmp_path / "calls.sqlite"))
+    async with client(mock) as c:
+        await c.post("/v1/chat/completions", json=HI)
+        mock.journal.add(lambda i: CallRecord(i, mock.journal[0].request, "other", 1, mock.journal[0].output,
+                                               0.0, 0.0))  # another worker's call  # fmt: skip
+        got = _samples((await c.get("/metrics")).text)
+    assert got[("synthgpt_journal_calls", ())] == 2
+
+
+# ------------------------------------------------------------------------------------------ two workers
+
+
+def _metric_total(url: str, name: str) -> float:
+    return sum(v for (n, _), v in _samples(httpx.get(url + "/metrics").text).items() if n == name)
+
+
+@pytest.mark.slow
+def test_two_workers_share_the_journal_and_the_metrics(start_server: Any, tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    with start_server("--workers", "2", env={"SYNTHGPT_LOG_FORMAT": "json"}, stderr=log) as url:
+        for i in range(10):  # a new connection per call, so the kernel may hand them to either worker
+            body = ask(f"call {i}", stream=i % 2 == 0)
+            assert httpx.post(url + "/v1/chat/completions", json=body).status_code == 200
+        for _ in range(4):  # whichever worker answers sees every call
+            listing = httpx.get(url + "/_synthgpt/calls")
+            assert listing.headers["x-total-count"] == "10"
+            assert _metric_total(url, "synthgpt_requests_total") == 10
+            assert _metric_total(url, "synthgpt_answer_seconds_count") == 10
+            assert _metric_total(url, "synthgpt_journal_calls") == 10
+    text = log.read_text()
+    assert (
+        "synthgpt: 2 workers share one journal in a temporary file (--journal PATH.sqlite keeps it)" in text
+    )
+    lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    assert sorted(line["path"] for line in lines) == ["/v1/chat/completions"] * 10
+    assert {line["rule"] for line in lines} == {"default"}
+
+
+async def test_past_max_series_new_models_count_as_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("synthgpt.server.metrics.MAX_SERIES", 2)
+    async with client(MockGPT(seed=0)) as c:
+        for model in ("a", "b", "c", "d", "a"):
+            await c.post("/v1/chat/completions", json={**HI, "model": model})
+        got = _samples((await c.get("/metrics")).text)
+    counted = {dict(labels)["model"]: v for (name, labels), v in got.items()
+               if name == "synthgpt_requests_total"}  # fmt: skip
+    assert counted == {"a": 2, "b": 1, "_other": 2}
