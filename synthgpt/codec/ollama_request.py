@@ -22,6 +22,7 @@ _ROLES = ("system", "user", "assistant", "tool")
 _OPTIONS_EXTRA = ("temperature", "top_p", "top_k", "min_p", "seed", "repeat_penalty", "presence_penalty",
                   "frequency_penalty", "num_ctx")  # fmt: skip
 _THINK_LEVELS = ("low", "medium", "high")
+_MAX_MODEL_NAME = 256
 
 
 def ollama_invalid(message: str, param: str | None = None) -> RequestError:
@@ -34,6 +35,8 @@ def _model(body: Any) -> str:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise ollama_invalid("model is required", "model")
+    if len(model) > _MAX_MODEL_NAME:  # every stream line repeats the name: a huge one would balloon it
+        raise ollama_invalid(f"invalid model name: longer than {_MAX_MODEL_NAME} characters", "model")
     return model
 
 

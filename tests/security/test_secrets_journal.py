@@ -40,13 +40,46 @@ BODIES: dict[str, dict[str, Any]] = {
 }
 
 
+GEMINI = {"contents": [{"parts": [{"text": "hi"}]}]}
+NEW_APIS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None]] = {
+    # route -> (url, body, the streamed body where the stream is asked for in the body)
+    ":generateContent": ("/v1beta/models/gemini-2.5-flash:generateContent", GEMINI, None),
+    ":streamGenerateContent": ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", GEMINI, None),
+    ":embedContent": ("/v1beta/models/text-embedding-004:embedContent",
+                      {"content": GEMINI["contents"][0]}, None),
+    ":batchEmbedContents": ("/v1beta/models/text-embedding-004:batchEmbedContents",
+                            {"requests": [{"content": GEMINI["contents"][0]}]}, None),
+    "/api/chat": ("/api/chat",
+                  {"model": "llama3.2", "stream": False, "messages": [{"role": "user", "content": "hi"}]},
+                  {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}),
+    "/api/generate": ("/api/generate", {"model": "llama3.2", "stream": False, "prompt": "hi"},
+                      {"model": "llama3.2", "prompt": "hi"}),
+    "/api/embed": ("/api/embed", {"model": "nomic-embed-text", "input": "hi"}, None),
+    "/api/embeddings": ("/api/embeddings", {"model": "nomic-embed-text", "prompt": "hi"}, None),
+    "/v2/chat": ("/v2/chat", {"model": "c", "messages": [{"role": "user", "content": "hi"}]},
+                 {"model": "c", "stream": True, "messages": [{"role": "user", "content": "hi"}]}),
+    "/converse": ("/model/m/converse", {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}, None),
+    "/converse-stream": ("/model/m/converse-stream",
+                         {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}, None),
+}  # fmt: skip
+
+
+def _new_api(path: str) -> str | None:
+    return next((k for k in NEW_APIS if path.endswith(k) or path == k), None)
+
+
 def _url(path: str) -> str:
+    new = _new_api(path)
+    if new is not None:
+        return NEW_APIS[new][0]
     return path.replace("{deployment}", "dep") + (
         "?api-version=2024-10-21" if path.startswith("/openai") else ""
     )
 
 
 def _api(path: str) -> str:
+    if _new_api(path) is not None:
+        return "new"
     for api in ("chat", "responses", "messages", "embeddings"):
         if api in path:
             return "chat" if api == "chat" else api
@@ -63,8 +96,10 @@ ROUTES = [
 
 
 def test_every_api_route_is_covered() -> None:
-    assert {_api(p) for p in ROUTES} == set(BODIES)
-    assert len(ROUTES) == 13  # pinned: a new route must be added to the calls below on purpose
+    assert {_api(p) for p in ROUTES} == {*BODIES, "new"}
+    # Gemini (v1beta and v1), Ollama, Cohere, Bedrock
+    assert len([p for p in ROUTES if _new_api(p)]) == 2 * 4 + 4 + 1 + 2
+    assert len(ROUTES) == 13 + 15  # pinned: a new route must be added to the calls above on purpose
 
 
 @pytest.fixture
@@ -78,9 +113,13 @@ def _call_every_route(client: httpx2.Client) -> None:
     for path in ROUTES:
         headers = {**CREDENTIALS, "anthropic-version": "2023-06-01", "x-trace": "kept"}
         for stream in (False, True):
-            body = {**BODIES[_api(path)]}
-            if stream and _api(path) != "embeddings":
-                body["stream"] = True
+            new = _new_api(path)
+            if new is not None:
+                body = {**((NEW_APIS[new][2] if stream else None) or NEW_APIS[new][1])}
+            else:
+                body = {**BODIES[_api(path)]}
+                if stream and _api(path) != "embeddings":
+                    body["stream"] = True
             r = client.post(_url(path), json=body, headers=headers)
             assert r.status_code == 200, (path, r.text)
 
