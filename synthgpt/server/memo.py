@@ -33,7 +33,7 @@ from ..journal import CallRecord
 from ..mock import MockGPT
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
-from .observe import note_output
+from .observe import note_frames, note_output
 from .pacing import PacedStream, pacer
 from .responses import EventStreamBody
 
@@ -214,6 +214,7 @@ class MemoMiddleware:
         fault = ending_fault(record.output.stream) if stream else None
 
         def ended(frames: int, cancelled: bool) -> None:
+            note_frames(scope, frames)
             finish(mock, record, None if cancelled else fault, cancelled, frames)
 
         if entry.wire is not None:

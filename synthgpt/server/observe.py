@@ -2,9 +2,10 @@
 
 `ObserveMiddleware` is the app's outermost layer. It leaves an `Observed` in the scope; the API route
 (`routes.handle`) and the memo's replay fill in what the request was (API, model) and how it was answered
-(rule, seed, faults); the middleware adds the status, the frames sent and the duration, then logs one
-line on the `synthgpt.access` logger and counts the answer (`server.metrics`). Requests to other routes
-(`/healthz`, `/metrics`, the journal) are neither logged nor counted: probes would drown the answers.
+(rule, seed, faults) and, when a stream ends, the frames it sent; the middleware adds the status and the
+duration, then logs one line on the `synthgpt.access` logger and counts the answer (`server.metrics`).
+Requests to other routes (`/healthz`, `/metrics`, the journal) are neither logged nor counted: probes
+would drown the answers.
 
 The duration is real time (`perf_counter`) read around the answer; it is never part of an answer.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "faults_of",
     "note_answered",
     "note_api",
+    "note_frames",
     "note_output",
 ]
 
@@ -90,6 +92,13 @@ def note_output(scope: Scope, output: ModelOutput, req: ModelRequest | None = No
     obs.rule, obs.seed, obs.output = output.rule, output.id_seed, output
 
 
+def note_frames(scope: Scope, frames: int) -> None:
+    """The frames a stream sent, told by the stream itself when it ends (any framing: SSE, NDJSON, …)."""
+    obs = _observed(scope)
+    if obs is not None:
+        obs.frames = frames
+
+
 def faults_of(obs: Observed) -> tuple[str, ...]:
     """The faults the answer carried: `error`, a stream fault's kind, `delay`, `slow`."""
     output = obs.output
@@ -123,18 +132,11 @@ class ObserveMiddleware:
         started = time.perf_counter()
         obs = Observed()
         scope[SCOPE_KEY] = obs
-        sse = False
 
         async def observing_send(message: Message) -> None:
-            nonlocal sse
-            kind = message["type"]
-            if kind == "http.response.start":
+            if message["type"] == "http.response.start":
                 obs.status = message["status"]
                 obs.first_byte_s = time.perf_counter() - started
-                sse = any(k == b"content-type" and v.startswith(b"text/event-stream")
-                          for k, v in message.get("headers", ()))  # fmt: skip
-            elif sse and kind == "http.response.body":
-                obs.frames += message.get("body", b"").count(b"\n\n")  # an SSE event ends with a blank line
             await send(message)
 
         try:

@@ -17,6 +17,7 @@ from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from ..codec.anthropic_messages import MessagesCodec
 from ..codec.base import WireCodec
@@ -32,7 +33,7 @@ from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
 from .memo import remember
-from .observe import note_answered, note_api
+from .observe import note_answered, note_api, note_frames
 from .offload import Worker, heavy
 from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
@@ -154,13 +155,13 @@ async def handle(request: Request, codec: WireCodec) -> Response:
             finish_answered(mock, answered, cancelled=True, frames_sent=0)
             raise
     response = to_response(answered)
-    _finish_when_sent(mock, answered, response)
+    _finish_when_sent(request.scope, mock, answered, response)
     if answered.replayable:
         remember(request.scope, codec, answered, response)
     return response
 
 
-def _finish_when_sent(mock: MockGPT, answered: Answered, response: Response) -> None:
+def _finish_when_sent(scope: Scope, mock: MockGPT, answered: Answered, response: Response) -> None:
     """Finish the call now (a JSON body or an error: decided) or when its stream has ended."""
     if answered.generation is None:
         return  # refused: the pipeline finished it
@@ -172,6 +173,7 @@ def _finish_when_sent(mock: MockGPT, answered: Answered, response: Response) -> 
         return
 
     def ended(frames: int, cancelled: bool) -> None:
+        note_frames(scope, frames)
         finish_answered(mock, answered, cancelled=cancelled, frames_sent=frames)
 
     response.on_end = ended

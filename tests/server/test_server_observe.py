@@ -186,3 +186,16 @@ async def test_past_max_series_new_models_count_as_other(monkeypatch: pytest.Mon
     counted = {dict(labels)["model"]: v for (name, labels), v in got.items()
                if name == "synthgpt_requests_total"}  # fmt: skip
     assert counted == {"a": 2, "b": 1, "_other": 2}
+
+
+async def test_frames_of_streams_framed_other_than_sse_are_counted(log: io.StringIO) -> None:
+    # the stream tells the frames it sent: an NDJSON (Ollama) stream has no blank lines to count
+    mock = MockGPT(seed=0)
+    body = {**ask("Tell me about tides"), "model": "llama3", "stream": True}
+    async with client(mock) as c:
+        streamed = await c.post("/api/chat", json=body)
+    assert streamed.status_code == 200
+    lines = streamed.text.splitlines()
+    assert len(lines) > 3
+    (text, _), = [_only_duration(line) for line in log.getvalue().splitlines()]
+    assert text.endswith(f"stream=true frames={len(lines)} faults=-"), text
