@@ -205,8 +205,14 @@ class Accepted:
     request: ModelRequest
     body: Any
     rid: str
-    key: tuple[str, str]
-    """What identifies the request for the request id of a failure (path, hash of the raw body)."""
+    path: str
+    raw: bytes
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What identifies the request for the request id of a failure: its path and a hash of its body
+        (hashed only when a call fails: the answered ones never need it)."""
+        return self.path, _body_hash(self.raw)
 
 
 def accept(
@@ -232,8 +238,12 @@ def accept(
             return error_answer(codec, spec, 404, rid, failure=spec.message)
     except Exception as exc:
         finish(mock, None, exc)  # refused: no record; the call ends here
-        return refuse(mock, codec, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest())
-    return Accepted(req, body, rid, (path, hashlib.blake2b(raw, digest_size=16).hexdigest()))
+        return refuse(mock, codec, exc, path, _body_hash(raw))
+    return Accepted(req, body, rid, path, raw)
+
+
+def _body_hash(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: bool = False) -> Answered:
