@@ -30,7 +30,7 @@ from .codec.base import WireCodec
 from .codec.common import parse_json_body
 from .codec.errors import error_headers
 from .codec.framing import stream_media_type
-from .codec.openai_chat import openai_response_headers
+from .codec.openai_chat.encode import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation

@@ -78,30 +78,30 @@ class Rendered:
 
 def _codec(api: RenderApi, stream: bool = False) -> WireCodec:
     if api == "gemini":
-        from .codec.gemini import GeminiCodec
+        from .codec.gemini.encode import GeminiCodec
 
         return GeminiCodec(stream=stream)
     if api == "bedrock":
-        from .codec.bedrock import BedrockCodec
+        from .codec.bedrock.encode import BedrockCodec
 
         return BedrockCodec(stream=stream)
     if api == "cohere":
-        from .codec.cohere import CohereCodec
+        from .codec.cohere.encode import CohereCodec
 
         return CohereCodec()
     if api == "ollama":
-        from .codec.ollama import OllamaCodec
+        from .codec.ollama.encode import OllamaCodec
 
         return OllamaCodec()
     if api == "chat":
-        from .codec.openai_chat import ChatCodec
+        from .codec.openai_chat.encode import ChatCodec
 
         return ChatCodec()
     if api == "responses":
-        from .codec.openai_responses import ResponsesCodec
+        from .codec.openai_responses.encode import ResponsesCodec
 
         return ResponsesCodec()  # one per batch: later lines may cite earlier ones by previous_response_id
-    from .codec.anthropic_messages import MessagesCodec
+    from .codec.anthropic.encode import MessagesCodec
 
     return MessagesCodec()
 

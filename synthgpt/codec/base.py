@@ -1,7 +1,7 @@
 """What every wire module provides, and the frame type the SSE layer sends.
 
-A wire module (`openai_chat`, `openai_responses`, `anthropic_messages`, `embeddings`) turns HTTP JSON into
-a ModelRequest and a ModelOutput into either one JSON body or an ordered list of frames. The non-stream
+A wire codec (`openai_chat`, `openai_responses`, `anthropic`, `gemini`, … and `embeddings`) turns HTTP JSON
+into a ModelRequest and a ModelOutput into either one JSON body or an ordered list of frames. The non-stream
 body is the fold of the same frames (tests check it); faults and pacing are applied to the frames by the
 shared SSE layer (`sse.py`), which asks the wire module only for its own error frames.
 

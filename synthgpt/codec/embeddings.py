@@ -22,8 +22,8 @@ from .base import Frame
 from .common import dumps
 from .errors import openai_error_body
 from .headers import journal_headers
-from .openai_chat import openai_response_headers
-from .openai_responses_input import type_error
+from .openai_chat.encode import openai_response_headers
+from .openai_responses.request import type_error
 
 __all__ = ["EmbeddingsCodec", "MissingEmbeddings", "checked_vectors", "encode_vector"]
 

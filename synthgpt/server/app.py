@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from ..codec.base import WireCodec
-from ..codec.openai_responses import ResponsesCodec
+from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec

@@ -14,7 +14,7 @@ import hashlib
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..codec.anthropic_messages import MessagesCodec
+from ..codec.anthropic.encode import MessagesCodec
 from ..codec.common import parse_json_body
 from ..errors import BodyTooLarge, RequestError
 from ..mock import MockGPT

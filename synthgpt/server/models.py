@@ -15,10 +15,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..codec.anthropic_messages import MessagesCodec, anthropic_model_info, anthropic_models_page
+from ..codec.anthropic.encode import MessagesCodec, anthropic_model_info, anthropic_models_page
 from ..codec.base import WireCodec
-from ..codec.gemini import GeminiCodec, gemini_model_info, gemini_models_page
-from ..codec.openai_chat import ChatCodec
+from ..codec.gemini.encode import GeminiCodec, gemini_model_info, gemini_models_page
+from ..codec.openai_chat.encode import ChatCodec
 from ..errors import RequestError
 from ..mock import MockGPT
 from ..profiles import profile_for

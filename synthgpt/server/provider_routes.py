@@ -16,9 +16,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ..codec.common import parse_json_body
-from ..codec.gemini import GeminiCodec
-from ..codec.gemini_request import decode_gemini_request, field, invalid
-from ..codec.ollama import OllamaCodec, created_at
+from ..codec.gemini.encode import GeminiCodec
+from ..codec.gemini.request import decode_gemini_request, field, invalid
+from ..codec.ollama.encode import OllamaCodec, created_at
 from ..errors import RequestError
 from ..mock import MockGPT
 from ..model import ModelRequest

@@ -19,16 +19,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from ..codec.anthropic_messages import MessagesCodec
+from ..codec.anthropic.encode import MessagesCodec
 from ..codec.base import WireCodec
-from ..codec.bedrock import BedrockCodec
-from ..codec.cohere import CohereCodec
+from ..codec.bedrock.encode import BedrockCodec
+from ..codec.cohere.encode import CohereCodec
 from ..codec.embeddings import EmbeddingsCodec
-from ..codec.gemini import GeminiCodec
-from ..codec.gemini_embed import GeminiEmbedCodec
-from ..codec.ollama import OllamaCodec, OllamaEmbedCodec
-from ..codec.openai_chat import ChatCodec
-from ..codec.openai_responses import ResponsesCodec
+from ..codec.gemini.embed import GeminiEmbedCodec
+from ..codec.gemini.encode import GeminiCodec
+from ..codec.ollama.encode import OllamaCodec, OllamaEmbedCodec
+from ..codec.openai_chat.encode import ChatCodec
+from ..codec.openai_responses.encode import ResponsesCodec
 from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..codec.anthropic_messages import MessagesCodec
+from ..codec.anthropic.encode import MessagesCodec
 from ..codec.base import WireCodec
 from ..codec.embeddings import EmbeddingsCodec
-from ..codec.openai_chat import ChatCodec
-from ..codec.openai_responses import ResponsesCodec
-from ..codec.response_store import ResponseStore
+from ..codec.openai_chat.encode import ChatCodec
+from ..codec.openai_responses.encode import ResponsesCodec
+from ..codec.openai_responses.store import ResponseStore
 from ..codec.sse import frame_delays, plan_wire
 from ..model import ApiKind, ModelOutput, ModelRequest
 from ..pipeline import Answered, error_answer, request_id

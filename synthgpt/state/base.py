@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..codec.response_store import ConversationStore
+    from ..codec.openai_responses.store import ConversationStore
     from ..journal import CallJournal
     from ..rules.rule import Rule
 

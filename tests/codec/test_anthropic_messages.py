@@ -11,7 +11,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from synthgpt import MockGPT, Rule, RuleSet
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.codec.anthropic_messages import MessagesCodec, anthropic_model_info, anthropic_models_page
+from synthgpt.codec.anthropic.encode import MessagesCodec, anthropic_model_info, anthropic_models_page
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import ErrorSpec, Fault, ModelOutput, ModelRequest, StreamPlan, ToolCall

@@ -14,8 +14,8 @@ import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 from botocore.model import Shape
 
-from synthgpt.codec.aws_eventstream import encode_message
-from synthgpt.codec.bedrock import BedrockCodec
+from synthgpt.codec.bedrock.encode import BedrockCodec
+from synthgpt.codec.bedrock.eventstream import encode_message
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import (

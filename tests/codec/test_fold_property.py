@@ -15,13 +15,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthgpt.codec.anthropic_messages import MessagesCodec
-from synthgpt.codec.bedrock import BedrockCodec
-from synthgpt.codec.cohere import CohereCodec
-from synthgpt.codec.gemini import GeminiCodec
-from synthgpt.codec.ollama import OllamaCodec
-from synthgpt.codec.openai_chat import ChatCodec
-from synthgpt.codec.openai_responses import ResponsesCodec
+from synthgpt.codec.anthropic.encode import MessagesCodec
+from synthgpt.codec.bedrock.encode import BedrockCodec
+from synthgpt.codec.cohere.encode import CohereCodec
+from synthgpt.codec.gemini.encode import GeminiCodec
+from synthgpt.codec.ollama.encode import OllamaCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
+from synthgpt.codec.openai_responses.encode import ResponsesCodec
 from synthgpt.model import (
     Choice,
     Fault,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from synthgpt.codec.gemini import GeminiCodec
-from synthgpt.codec.gemini_request import decode_gemini_request, gemini_schema_to_json_schema
+from synthgpt.codec.gemini.encode import GeminiCodec
+from synthgpt.codec.gemini.request import decode_gemini_request, gemini_schema_to_json_schema
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import (

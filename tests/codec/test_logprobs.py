@@ -21,8 +21,8 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from synthgpt import MockGPT, Rule, RuleSet
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.codec.openai_chat import ChatCodec
-from synthgpt.codec.openai_responses import ResponsesCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
+from synthgpt.codec.openai_responses.encode import ResponsesCodec
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs

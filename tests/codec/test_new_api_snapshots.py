@@ -14,10 +14,10 @@ from botocore.eventstream import EventStreamBuffer
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from synthgpt import MockGPT
-from synthgpt.codec.bedrock import BedrockCodec
-from synthgpt.codec.cohere import CohereCodec
-from synthgpt.codec.gemini import GeminiCodec
-from synthgpt.codec.ollama import OllamaCodec
+from synthgpt.codec.bedrock.encode import BedrockCodec
+from synthgpt.codec.cohere.encode import CohereCodec
+from synthgpt.codec.gemini.encode import GeminiCodec
+from synthgpt.codec.ollama.encode import OllamaCodec
 from synthgpt.codec.sse import plan_wire
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.codec.ollama import OllamaCodec, ollama_error_body
+from synthgpt.codec.ollama.encode import OllamaCodec, ollama_error_body
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import Choice, ErrorSpec, Fault, ModelOutput, StreamPlan, TextOut, Usage

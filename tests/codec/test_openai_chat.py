@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthgpt import MockGPT
-from synthgpt.codec.openai_chat import ChatCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import (

@@ -11,8 +11,8 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from synthgpt import MockGPT, Rule, RuleSet
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.codec.openai_responses import UNKNOWN_ITEM_TYPE, ResponseNotFound, ResponsesCodec
-from synthgpt.codec.response_store import ResponseStore
+from synthgpt.codec.openai_responses.encode import UNKNOWN_ITEM_TYPE, ResponseNotFound, ResponsesCodec
+from synthgpt.codec.openai_responses.store import ResponseStore
 from synthgpt.codec.sse import plan_wire
 from synthgpt.errors import RequestError
 from synthgpt.model import ErrorSpec, Fault, Message, ModelOutput, ModelRequest, StreamPlan, ToolCall

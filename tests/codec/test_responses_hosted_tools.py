@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.codec.openai_responses import ResponsesCodec
+from synthgpt.codec.openai_responses.encode import ResponsesCodec
 from synthgpt.generators import fixed_clock
 from synthgpt.testing import openai_client
 from tests.codec._support import EVENT_SCHEMAS

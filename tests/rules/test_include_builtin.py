@@ -10,7 +10,7 @@ import pytest
 
 from synthgpt import MockGPT
 from synthgpt.codec.embeddings import EmbeddingsCodec
-from synthgpt.codec.openai_chat import ChatCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.errors import NoRuleMatched
 from synthgpt.model import ModelRequest
 from synthgpt.rules.check import check_report, main

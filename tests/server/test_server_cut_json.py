@@ -11,7 +11,7 @@ import pytest
 
 from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
-from synthgpt.codec.openai_chat import ChatCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.model import Fault, StreamPlan
 from synthgpt.server import create_app
 from synthgpt.server.responses import json_bytes

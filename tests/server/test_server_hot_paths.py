@@ -104,9 +104,9 @@ async def test_template_fake_fields_are_cached_by_value_and_type() -> None:
 
 
 def test_directly_rendered_stream_events_are_what_dumps_writes() -> None:
-    from synthgpt.codec.anthropic_messages import _render as render_anthropic
+    from synthgpt.codec.anthropic.encode import _render as render_anthropic
     from synthgpt.codec.common import dumps
-    from synthgpt.codec.openai_responses import _render as render_responses
+    from synthgpt.codec.openai_responses.encode import _render as render_responses
 
     delta = {"type": "response.output_text.delta", "item_id": 'm\u00e9"x', "output_index": 0,
              "content_index": 2, "delta": "a\nb\u2028", "logprobs": [], "sequence_number": 7}  # fmt: skip
@@ -121,7 +121,7 @@ def test_directly_rendered_stream_events_are_what_dumps_writes() -> None:
 def test_shared_response_objects_and_one_shot_stream_bytes_are_what_the_plain_forms_give() -> None:
     from synthgpt.codec.base import Frame, render_frame
     from synthgpt.codec.common import dumps
-    from synthgpt.codec.openai_responses import _render as render_responses
+    from synthgpt.codec.openai_responses.encode import _render as render_responses
     from synthgpt.codec.sse import _render_all
 
     shell = {"id": "resp_1", "status": "in_progress", "output": [], "text": {"format": {"type": "text"}}}

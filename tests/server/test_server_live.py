@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.codec.openai_chat import ChatCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec
 
 pytestmark = pytest.mark.slow
 

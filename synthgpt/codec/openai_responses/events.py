@@ -15,11 +15,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal
 
-from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
-from ..model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
-from ..seeding import derive_seed, token_from_seed
-from .openai_responses_hosted import hosted_event_kinds, hosted_items
-from .sse import chunk_text, text_deltas
+from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
+from ...model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
+from ...seeding import derive_seed, token_from_seed
+from ..sse import chunk_text, text_deltas
+from .hosted import hosted_event_kinds, hosted_items
 
 __all__ = [
     "LOGPROBS_INCLUDE",

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import RequestError
-from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
-from .common import check_schema, dumps
+from ...errors import RequestError
+from ...model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from ..common import check_schema, dumps
 
 __all__ = ["decode_messages_request"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
-from ..jsonutil import dumps
-from .common import check_schema, json_type_name
-from .headers import journal_headers
+from ...errors import RequestError
+from ...jsonutil import dumps
+from ..common import check_schema, json_type_name
+from ..headers import journal_headers
 
 __all__ = ["decode_cohere_chat"]
 

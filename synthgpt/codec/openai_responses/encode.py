@@ -16,14 +16,14 @@ from functools import partial
 from json.encoder import encode_basestring
 from typing import Any
 
-from ..errors import RequestError, ResponseNotFound
-from ..model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
-from .base import Frame
-from .common import dumps
-from .errors import openai_error_body
-from .headers import journal_headers
-from .openai_chat import openai_response_headers
-from .openai_responses_events import (
+from ...errors import RequestError, ResponseNotFound
+from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
+from ..base import Frame
+from ..common import dumps
+from ..errors import openai_error_body
+from ..headers import journal_headers
+from ..openai_chat.encode import openai_response_headers
+from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
     TextDelta,
@@ -31,8 +31,8 @@ from .openai_responses_events import (
     response_id,
     response_object,
 )
-from .openai_responses_input import conversation_messages, decode_input, decode_settings, type_error
-from .response_store import ConversationStore, ResponseStore
+from .request import conversation_messages, decode_input, decode_settings, type_error
+from .store import ConversationStore, ResponseStore
 
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
-from .base import Frame
-from .common import dumps
-from .embeddings import checked_vectors
-from .gemini import GoogleAnswers, google_error_body
-from .gemini_request import field, invalid, text_of_contents
-from .headers import journal_headers
+from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
+from ..base import Frame
+from ..common import dumps
+from ..embeddings import checked_vectors
+from ..headers import journal_headers
+from .encode import GoogleAnswers, google_error_body
+from .request import field, invalid, text_of_contents
 
 __all__ = ["GeminiEmbedCodec"]
 

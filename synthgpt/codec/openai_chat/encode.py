@@ -27,16 +27,16 @@ from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import Any
 
-from ..errors import RequestError
-from ..jsonutil import dumps
-from ..logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
-from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
-from ..seeding import derive_seed, token_from_seed
-from .base import Frame
-from .chat_reasoning import shows_reasoning
-from .errors import openai_error_body
-from .openai_chat_request import decode_chat_request
-from .sse import chunk_text, text_deltas
+from ...errors import RequestError
+from ...jsonutil import dumps
+from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
+from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
+from ...seeding import derive_seed, token_from_seed
+from ..base import Frame
+from ..errors import openai_error_body
+from ..sse import chunk_text, text_deltas
+from .reasoning import shows_reasoning
+from .request import decode_chat_request
 
 __all__ = [
     "ChatCodec",

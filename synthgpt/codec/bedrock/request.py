@@ -16,10 +16,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
-from ..jsonutil import dumps
-from .common import check_schema
-from .headers import journal_headers
+from ...errors import RequestError
+from ...jsonutil import dumps
+from ..common import check_schema
+from ..headers import journal_headers
 
 __all__ = ["decode_converse", "validation_error"]
 

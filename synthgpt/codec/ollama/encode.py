@@ -16,16 +16,16 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart
-from ..seeding import derive_seed
-from .base import Frame
-from .common import dumps, in_schema_order
-from .embeddings import checked_vectors
-from .errors import error_fields, restate_default
-from .framing import NDJSON, Framing
-from .ollama_request import decode_ollama_chat, decode_ollama_embed, decode_ollama_generate
-from .sse import chunk_text
+from ...errors import RequestError
+from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart
+from ...seeding import derive_seed
+from ..base import Frame
+from ..common import dumps, in_schema_order
+from ..embeddings import checked_vectors
+from ..errors import error_fields, restate_default
+from ..framing import NDJSON, Framing
+from ..sse import chunk_text
+from .request import decode_ollama_chat, decode_ollama_embed, decode_ollama_generate
 
 __all__ = ["OllamaCodec", "OllamaEmbedCodec", "created_at", "ollama_error_body"]
 

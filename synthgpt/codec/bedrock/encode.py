@@ -18,16 +18,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
-from ..seeding import derive_seed, token_from_seed
-from .aws_eventstream import EVENTSTREAM
-from .base import Frame
-from .bedrock_request import decode_converse
-from .common import dumps, in_schema_order
-from .errors import error_fields, restate_default
-from .framing import Framing
-from .sse import chunk_text
+from ...errors import RequestError
+from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ...seeding import derive_seed, token_from_seed
+from ..base import Frame
+from ..common import dumps, in_schema_order
+from ..errors import error_fields, restate_default
+from ..framing import Framing
+from ..sse import chunk_text
+from .eventstream import EVENTSTREAM
+from .request import decode_converse
 
 __all__ = ["BedrockCodec", "bedrock_error_type"]
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import ModelRequest
+from ...model import ModelRequest
 
 __all__ = ["chat_reasoning", "shows_reasoning"]
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import RequestError
-from ..model import ModelRequest, request_error_from
-from .chat_reasoning import chat_reasoning
-from .common import check_schema, json_type_name, type_error
-from .errors import unsupported_custom_tool
-from .headers import journal_headers
+from ...errors import RequestError
+from ...model import ModelRequest, request_error_from
+from ..common import check_schema, json_type_name, type_error
+from ..errors import unsupported_custom_tool
+from ..headers import journal_headers
+from .reasoning import chat_reasoning
 
 __all__ = ["decode_chat_request"]
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
-from ..seeding import derive_seed, token_from_seed
-from .base import Frame
-from .cohere_request import decode_cohere_chat
-from .common import dumps, in_schema_order
-from .errors import error_fields, restate_default
-from .sse import chunk_text
+from ...errors import RequestError
+from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ...seeding import derive_seed, token_from_seed
+from ..base import Frame
+from ..common import dumps, in_schema_order
+from ..errors import error_fields, restate_default
+from ..sse import chunk_text
+from .request import decode_cohere_chat
 
 __all__ = ["CohereCodec", "cohere_error_body"]
 

@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from typing import Protocol
 
-from ..model import Message
+from ...model import Message
 
 __all__ = ["ConversationStore", "ResponseStore"]
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import RequestError
-from ..model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
-from .common import check_schema, type_error
-from .errors import unsupported_custom_tool
-from .openai_responses_hosted import HOSTED_EXTRA, hosted_tools
+from ...errors import RequestError
+from ...model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from ..common import check_schema, type_error
+from ..errors import unsupported_custom_tool
+from .hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
 

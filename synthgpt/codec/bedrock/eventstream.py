@@ -17,8 +17,8 @@ from __future__ import annotations
 import struct
 import zlib
 
-from .base import Frame
-from .framing import Framing
+from ..base import Frame
+from ..framing import Framing
 
 __all__ = ["EVENTSTREAM", "EXCEPTIONS", "encode_message"]
 

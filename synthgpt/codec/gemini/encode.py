@@ -18,16 +18,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import RequestError
-from ..model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
-from ..seeding import derive_seed, token_from_seed
-from .base import Frame
-from .common import dumps, in_schema_order
-from .errors import error_fields, restate_default
-from .framing import JSON_ARRAY, SSE, Framing
-from .gemini_request import decode_gemini_request
-from .headers import journal_headers
-from .sse import chunk_text
+from ...errors import RequestError
+from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ...seeding import derive_seed, token_from_seed
+from ..base import Frame
+from ..common import dumps, in_schema_order
+from ..errors import error_fields, restate_default
+from ..framing import JSON_ARRAY, SSE, Framing
+from ..headers import journal_headers
+from ..sse import chunk_text
+from .request import decode_gemini_request
 
 __all__ = [
     "GOOGLE_STATUS",

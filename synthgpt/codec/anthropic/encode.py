@@ -18,15 +18,15 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
-from ..errors import RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
-from ..seeding import derive_seed, token_from_seed
-from .anthropic_messages_input import decode_messages_request
-from .base import Frame
-from .common import dumps
-from .errors import restate_default
-from .headers import journal_headers
-from .sse import chunk_text, text_deltas
+from ...errors import RequestError
+from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
+from ...seeding import derive_seed, token_from_seed
+from ..base import Frame
+from ..common import dumps
+from ..errors import restate_default
+from ..headers import journal_headers
+from ..sse import chunk_text, text_deltas
+from .request import decode_messages_request
 
 __all__ = [
     "ERROR_TYPES",

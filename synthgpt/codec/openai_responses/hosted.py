@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import ModelOutput, ModelRequest
-from ..seeding import derive_seed, token_from_seed
+from ...model import ModelOutput, ModelRequest
+from ...seeding import derive_seed, token_from_seed
 
 __all__ = ["HOSTED_EXTRA", "hosted_event_kinds", "hosted_items", "hosted_tools"]
 
@@ -41,7 +41,7 @@ def hosted_tools(tools: Any) -> list[str]:
 
 
 def _query(request: ModelRequest) -> str:
-    from ..generators.prose import topic
+    from ...generators.prose import topic
 
     about = topic(request.last_user)
     return request.last_user.strip()[:200] if about == "this" else about

@@ -18,9 +18,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RequestError
-from ..jsonutil import dumps
-from .common import check_schema, json_type_name
+from ...errors import RequestError
+from ...jsonutil import dumps
+from ..common import check_schema, json_type_name
 
 __all__ = ["camel", "decode_gemini_request", "field", "gemini_schema_to_json_schema", "text_of_contents"]
 
