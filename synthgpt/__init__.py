@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import generators
 from .clock import Clock, FixedClock, StepClock, SystemClock, parse_clock
+from .engine import MockGPT
 from .errors import (
     ContextWindowExceeded,
     DrawError,
@@ -27,7 +28,6 @@ from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
 from .journal.sqlite import SQLiteJournal
 from .limits import Limits
-from .mock import MockGPT
 from .model import (
     Choice,
     ErrorSpec,

@@ -23,7 +23,7 @@ from .rules.trace import RuleVerdict
 from .seeding import derive_seed
 
 if TYPE_CHECKING:
-    from .mock import MockGPT
+    from .engine import MockGPT
 
 __all__ = ["Explanation", "explain", "with_seed"]
 

@@ -32,11 +32,11 @@ from .codec.errors import error_headers
 from .codec.framing import stream_media_type
 from .codec.openai_chat.encode import openai_response_headers
 from .codec.sse import WirePlan, plan_wire
+from .engine import FinishError, MockGPT
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation
 from .journal import CallRecord
 from .limits import Limits
-from .mock import FinishError, MockGPT
 from .model import ErrorSpec, ModelRequest
 from .seeding import derive_seed, token_from_seed
 

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Literal, TextIO, get_args
 
 from .codec.base import WireCodec
+from .engine import MockGPT
 from .errors import SynthGPTError
-from .mock import MockGPT
 from .pipeline import answer, finish_answered, json_bytes
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]

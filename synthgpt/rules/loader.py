@@ -39,7 +39,7 @@ from .script import Script
 from .spec import OutputSpec, RuleFileSpec, RuleSpec, StepSpec, validation_errors
 
 if TYPE_CHECKING:
-    from ..mock import MockGPT
+    from ..engine import MockGPT
 
     M = TypeVar("M", bound=MockGPT)
 
@@ -92,7 +92,7 @@ class LoadedRules:
              **kwargs: Any) -> MockGPT:
         """A MockGPT (or `cls`, a subclass) answering with these rules. A `seed` or `clock` given wins over
         the files' (then seed 0 and MockGPT's default clock); `kwargs` go to the constructor."""
-        from ..mock import MockGPT  # local: the engine imports the rules package, not the other way round
+        from ..engine import MockGPT  # local: the engine imports the rules package, not the other way round
 
         chosen = seed if seed is not None else (self.seed if self.seed is not None else 0)
         return (cls or MockGPT)(self.ruleset, seed=chosen, clock=clock if clock is not None else self.clock,
@@ -117,7 +117,7 @@ def mock_from_files(paths: Iterable[str | os.PathLike[str]], *, seed: int | None
     files = list(paths)
     if files:
         return load_files(files).mock(seed, clock, cls=cls, **kwargs)
-    from ..mock import MockGPT  # local: the engine imports the rules package, not the other way round
+    from ..engine import MockGPT  # local: the engine imports the rules package, not the other way round
 
     return (cls or MockGPT)(None, seed=0 if seed is None else seed, clock=clock, **kwargs)
 

@@ -7,7 +7,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self, SupportsIndex
 
 from ..errors import NoRuleMatched, RuleError, StateUnavailable, UnknownRuleError
 from ..generators.core import Generator, Just, lift
@@ -16,6 +16,7 @@ from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, record_bytes, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from ..profiles import ModelProfile, as_profiles
+from .dispatch import Dispatch
 from .matchers import Matcher, as_matcher
 from .trace import RuleVerdict, trace_rules
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["Resolved", "Rule", "RuleSet", "UnknownRuleError"]
 
 _KEEP_CALLS = 100  # per-rule history kept for `.calls` / `.last`
+edits = 0
+"""Bumped whenever a built rule's `matcher` or `times` is set: compiled rule lists (`Dispatch`) follow."""
 KEEP_CALLS_BYTES = 16 * 1024 * 1024
 """And at most this much of them (`journal.record_bytes`; the newest call is kept whatever its size): a
 hundred answers of megabytes each must not take a server's memory into the GB."""
@@ -80,6 +83,24 @@ class Rule:
         self._calls: deque[CallRecord | PackedRecord] = deque()
         self._sizes: deque[int] = deque()
         self._bytes = 0
+
+    @property
+    def matcher(self) -> Matcher:
+        return self._matcher
+
+    @matcher.setter
+    def matcher(self, matcher: Matcher) -> None:
+        _edited(self)
+        self._matcher = matcher
+
+    @property
+    def times(self) -> int | None:
+        return self._times
+
+    @times.setter
+    def times(self, times: int | None) -> None:
+        _edited(self)
+        self._times = times
 
     def adds_reasoning(self, request: ModelRequest) -> bool:
         """Whether an answer without reasoning gets a seeded reasoning part first (errors never do)."""
@@ -172,6 +193,12 @@ class Rule:
         return f"Rule({', '.join(bits)})"
 
 
+def _edited(rule: Rule) -> None:
+    global edits
+    if "_times" in rule.__dict__:  # a change after the rule was built, not its construction
+        edits += 1
+
+
 @dataclass(frozen=True, slots=True)
 class Resolved:
     rule: Rule
@@ -180,6 +207,67 @@ class Resolved:
     unshared: StateUnavailable | None = None
     """Set when the shared counter could not be reached and `call_index` is this process's own count:
     the answer may go out only if the draw never reads it (see `MockGPT.resolve`)."""
+    order_free: bool = False
+    """No rule with `times` at or before this one: which rule answers did not depend on earlier calls."""
+
+
+class _RuleList(list[Rule]):
+    """`RuleSet.rules`: a public list, so it may be changed directly; each change bumps `version`, which
+    tells the RuleSet to compile its search again."""
+
+    version = 0
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    def append(self, rule: Rule) -> None:
+        super().append(rule)
+        self._changed()
+
+    def extend(self, rules: Iterable[Rule]) -> None:
+        super().extend(rules)
+        self._changed()
+
+    def insert(self, index: SupportsIndex, rule: Rule) -> None:
+        super().insert(index, rule)
+        self._changed()
+
+    def pop(self, index: SupportsIndex = -1) -> Rule:
+        self._changed()
+        return super().pop(index)
+
+    def remove(self, rule: Rule) -> None:
+        super().remove(rule)
+        self._changed()
+
+    def clear(self) -> None:
+        super().clear()
+        self._changed()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        super().sort(*args, **kwargs)
+        self._changed()
+
+    def reverse(self) -> None:
+        super().reverse()
+        self._changed()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        super().__setitem__(index, value)
+        self._changed()
+
+    def __delitem__(self, index: Any) -> None:
+        super().__delitem__(index)
+        self._changed()
+
+    def __iadd__(self, rules: Iterable[Rule]) -> Self:  # type: ignore[override,misc]
+        self.extend(rules)
+        return self
+
+    def __imul__(self, n: SupportsIndex) -> Self:
+        result = super().__imul__(n)
+        self._changed()
+        return result
 
 
 class RuleSet:
@@ -188,7 +276,8 @@ class RuleSet:
     def __init__(
         self, rules: Iterable[Rule] = (), *, models: Sequence[str | ModelProfile | Mapping[str, Any]] = ()
     ) -> None:
-        self.rules: list[Rule] = []
+        self._rules = _RuleList()
+        self._compiled: tuple[tuple[int, int], Dispatch] | None = None
         self.models, self.profiles = as_profiles(models)
         """Model names the rules serve (empty: any model is accepted), and the profiles among them
         (`ModelProfile`: context window, maximum output, reasoning by default)."""
@@ -208,6 +297,24 @@ class RuleSet:
         self.rules.append(rule)
         self._fingerprint = None
         names.add(rule.name)
+
+    @property
+    def rules(self) -> list[Rule]:
+        """The rules in order (a list that may be changed in place)."""
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: Iterable[Rule]) -> None:
+        self._rules = _RuleList(rules)
+        self._fingerprint = None
+
+    def compiled(self) -> Dispatch:
+        """The rules compiled for the search, compiled again after any change to them."""
+        key = (self._rules.version, edits)
+        compiled = self._compiled
+        if compiled is None or compiled[0] != key:
+            compiled = self._compiled = (key, Dispatch(self._rules))
+        return compiled[1]
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
@@ -237,8 +344,9 @@ class RuleSet:
     def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
         """The first matching rule with calls left; `counter` counts the calls when given (shared state),
         else each rule counts its own."""
-        for rule in self.rules:
-            caps = rule.matcher.match(request)
+        dispatch = self.compiled()
+        for at, rule, match in dispatch.candidates(request.api, request.model):
+            caps = match(request)
             if caps is None:
                 continue
             unshared: StateUnavailable | None = None
@@ -253,7 +361,7 @@ class RuleSet:
                     index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return Resolved(rule, caps, index, unshared)
+            return Resolved(rule, dict(caps), index, unshared, dispatch.order_free[at])
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)

@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..engine import MockGPT
 from ..errors import StateUnavailable
 from ..journal import CallRecord
-from ..mock import MockGPT
 from .responses import json_response
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Match, Route
 from ..codec.base import WireCodec
 from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.sse import StreamAborted
-from ..mock import MockGPT
+from ..engine import MockGPT
 from ..model import ErrorSpec
 from ..state.base import MemoryState, StateStore
 from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz

@@ -16,8 +16,8 @@ from starlette.responses import Response
 
 from ..codec.anthropic.encode import MessagesCodec
 from ..codec.common import parse_json_body
+from ..engine import MockGPT
 from ..errors import BodyTooLarge, RequestError
-from ..mock import MockGPT
 from ..pipeline import codec_headers, model_not_found, processing_ms, refuse, request_id, serves
 from .responses import error_response, json_response, to_response
 from .routes import read_body

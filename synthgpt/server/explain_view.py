@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..codec.base import WireCodec
+from ..engine import MockGPT
 from ..errors import NoRuleMatched
 from ..explain import Explanation, with_seed
-from ..mock import MockGPT
 from ..model import ModelRequest
 from ..pipeline import error_answer, model_not_found, refuse, request_id, serves
 from .wire_view import WireAnswer, refused, scratch_codec, wire_answer

@@ -28,9 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..clock import FixedClock
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
+from ..engine import MockGPT
 from ..errors import StateUnavailable
 from ..journal import CallRecord
-from ..mock import MockGPT
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
 from .observe import note_frames, note_output

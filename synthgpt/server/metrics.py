@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 if TYPE_CHECKING:
-    from ..mock import MockGPT
+    from ..engine import MockGPT
     from .observe import Observed
 
 __all__ = ["CONTENT_TYPE", "MAX_SERIES", "MULTIPROC_ENV", "Metrics", "metrics_endpoint", "multiprocess"]

@@ -19,8 +19,8 @@ from ..codec.anthropic.encode import MessagesCodec, anthropic_model_info, anthro
 from ..codec.base import WireCodec
 from ..codec.gemini.encode import GeminiCodec, gemini_model_info, gemini_models_page
 from ..codec.openai_chat.encode import ChatCodec
+from ..engine import MockGPT
 from ..errors import RequestError
-from ..mock import MockGPT
 from ..profiles import profile_for
 from ..rules.matchers import All, Any_, Matcher, Model
 from .responses import error_response, json_response, request_id

@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..codec.common import parse_json_body
+from ..engine import MockGPT
 from ..errors import BodyTooLarge, RequestError
 from ..journal import CallJournal, CallRecord
-from ..mock import MockGPT
 from .admin import record_json
 from .explain_view import NEUTRAL, explain_wire
 from .responses import json_response

@@ -19,8 +19,8 @@ from ..codec.common import parse_json_body
 from ..codec.gemini.encode import GeminiCodec
 from ..codec.gemini.request import decode_gemini_request, field, invalid
 from ..codec.ollama.encode import OllamaCodec, created_at
+from ..engine import MockGPT
 from ..errors import RequestError
-from ..mock import MockGPT
 from ..model import ModelRequest
 from ..seeding import derive_seed, token_from_seed
 from .models import MODEL_CREATED, Dialect, served_models

@@ -29,8 +29,8 @@ from ..codec.gemini.encode import GeminiCodec
 from ..codec.ollama.encode import OllamaCodec, OllamaEmbedCodec
 from ..codec.openai_chat.encode import ChatCodec
 from ..codec.openai_responses.encode import ResponsesCodec
+from ..engine import MockGPT
 from ..errors import BodyTooLarge, SynthGPTError
-from ..mock import MockGPT
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
 from .memo import remember
 from .observe import note_answered, note_api, note_frames

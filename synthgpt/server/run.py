@@ -25,10 +25,10 @@ from starlette.applications import Starlette
 
 from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
+from ..engine import MockGPT
 from ..errors import ConfigError
 from ..journal import DEFAULT_JOURNAL_BYTES
 from ..limits import DEFAULT_LIMITS, Limits
-from ..mock import MockGPT
 from ..state import DEFAULT_TIMEOUT, DEFAULT_TTL, StateStore, open_state
 from .app import DEFAULT_MAX_BODY_BYTES, create_app
 from .hosts import default_allowed_hosts, open_admin_warning

@@ -14,8 +14,8 @@ import fnmatch
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..engine import MockGPT
 from ..journal import CallRecord
-from ..mock import MockGPT
 from ..rules.matchers import Matcher, as_matcher
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ __all__ = [
 
 def as_asgi_app(target: Any) -> ASGIApp:
     """An ASGI app for `target`: a MockGPT is served by `synthgpt.server.create_app`; an app is kept."""
-    from ..mock import MockGPT
+    from ..engine import MockGPT
 
     if isinstance(target, MockGPT):
         from ..server import create_app

@@ -1,0 +1,48 @@
+"""What a request leaves its answer, decided before any rule is tried: its prompt's tokens, the output-token
+limit (the request's `max_tokens`, the model's profile, the context window) and whether the model thinks
+unasked."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..model import ModelRequest
+from ..profiles import ModelProfile, output_limit, profile_for
+from ..request_checks import check_answerable
+from ..seeding import canonical_json
+from ..tokens import count_message_tokens, count_tokens
+
+__all__ = ["Budget", "budget_for", "prompt_tokens"]
+
+
+class Budget(NamedTuple):
+    """What a request leaves an answer: its prompt's tokens, the output-token limit, and whether the
+    model's profile thinks unasked."""
+
+    prompt_tokens: int
+    limit: int | None
+    thinks: bool
+
+
+def budget_for(req: ModelRequest, profiles: tuple[ModelProfile, ...], window: int | None) -> Budget:
+    """`req`'s Budget; raises what refuses the call before any rule is tried (a request with nothing to
+    answer, a context window or profile it does not fit)."""
+    check_answerable(req)  # the same refusals as over HTTP
+    tokens = prompt_tokens(req)
+    profile = profile_for(profiles, req.model) if profiles else None
+    limit = output_limit(req, tokens, profile, window)
+    return Budget(tokens, limit, profile is not None and profile.reasoning)
+
+
+def prompt_tokens(req: ModelRequest) -> int:
+    """The prompt's tokens: each message (its text and tool calls) with the per-message overhead, or the
+    embeddings inputs, plus each declared tool."""
+    texts: list[str] = []
+    for m in req.messages:
+        texts.append(m.content)
+        texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
+    texts.extend(req.inputs)
+    n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
+    for t in req.tools:
+        n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+    return n

@@ -1,0 +1,113 @@
+"""Drawing one answer: each choice from the rule's generator, shaped (deltas, reasoning, stop, limit), then
+the usage and the `ModelOutput`. The generators draw; this module only orchestrates them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import DrawError, SynthGPTError
+from ..generators.core import DrawContext
+from ..generators.embedding import EmbeddingVectors
+from ..generators.reply import Answer, Reasoning, to_choice
+from ..limits import Limits
+from ..model import Choice, ModelOutput, ModelRequest
+from ..rules.triggers import without_triggers
+from ..seeding import derive_seed
+from .shaping import apply_limit, apply_stop, count_usage, spelled_by_deltas
+
+if TYPE_CHECKING:
+    from ..rules.rule import Rule
+
+__all__ = ["draw_output"]
+
+_NO_STREAM = ModelOutput.model_fields["stream"].default
+
+
+def draw_output(
+    req: ModelRequest,
+    rule: Rule,
+    seed: int,
+    now: float,
+    captures: dict[str, str],
+    call_index: int,
+    prompt_tokens: int,
+    limit: int | None,
+    *,
+    base_seed: int,
+    limits: Limits,
+    order_reads: list[int] | None = None,
+    thinks: bool = False,
+) -> ModelOutput:
+    """The answer `rule` draws for `req` under `seed` (see `MockGPT.resolve`)."""
+    stream = rule.stream
+    error = rule.error
+    fixed_usage: dict[str, int] | None = None
+    choices: list[Choice] = []
+    embeddings: tuple[tuple[float, ...], ...] = ()
+    view = without_triggers(req)  # what the answer is drawn from: triggers steer, they are not asked
+    stops = req.stop_sequences
+    for i in range(req.n):
+        ctx = DrawContext(
+            view,
+            seed if i == 0 else derive_seed(seed, "choice", i),
+            now=now,
+            captures=captures,
+            rule=rule.name,
+            call_index=call_index,
+            base_seed=base_seed,
+            order_reads=order_reads,
+            limits=limits,
+            received=req,
+        )
+        try:
+            value = rule.generator.draw(ctx)
+        except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
+            raise DrawError(f"rule {rule.name!r}: {exc}", rule=rule.name, code=exc.code,
+                            public=exc.public) from exc  # fmt: skip
+        except SynthGPTError:
+            raise
+        except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
+            raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}", rule=rule.name) from exc
+        cut: int | None = None
+        finish = None
+        if isinstance(value, Answer):
+            if value.usage is not None:
+                fixed_usage = value.usage
+            stream = value.stream or stream
+            error = value.error or error
+            finish = value.finish_reason
+            cut = value.cut_tokens
+            value = value.value
+        if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
+            embeddings, value = value.vectors, Choice()
+        choice = spelled_by_deltas(to_choice(value, ctx), stream, rule.name)
+        if finish is not None:
+            choice = choice.model_copy(update={"finish_reason": finish})
+        # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
+        auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
+        if auto and not choice.reasoning and error is None:
+            r = Reasoning().draw(ctx.fork("auto-reasoning"))
+            choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
+        choices.append(apply_limit(apply_stop(choice, stops), limit, cut))
+    if req.api == "embeddings" and error is None and len(embeddings) != len(req.inputs):
+        # said here, where the rule is known, rather than as a bare 500 when the body is encoded
+        raise DrawError(
+            f"rule {rule.name!r} answered an embeddings request without one vector per input "
+            f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator",
+            rule=rule.name, public=True,
+        )  # fmt: skip
+    usage = count_usage(prompt_tokens, choices)
+    if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
+        usage = usage.model_copy(update=fixed_usage)
+    return ModelOutput(
+        choices=tuple(choices),
+        usage=usage,
+        stream=stream or _NO_STREAM,
+        # a copy per answer: the rule's ErrorSpec holds dicts (headers, body) a caller could mutate
+        error=None if error is None else error.model_copy(deep=True),
+        model=req.model,
+        id_seed=seed,
+        created=int(now) if stream is None or stream.created is None else stream.created,
+        rule=rule.name,
+        embeddings=embeddings,
+    )

@@ -1,0 +1,277 @@
+"""`MockGPT`: rules + seed + clock + journal. The one engine behind the server, the transport and the plugin.
+
+The steps of an answer live beside it: `budget` (what a request leaves its answer), the rule search
+(`rules/dispatch.py`, through `RuleSet.resolve`), `drawing` (the generators, then `shaping`: deltas, stop,
+limit, usage) and `calls` (the journal record, a replay, a released claim).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from .._validation import check_engine_args
+from ..clock import Clock
+from ..errors import SynthGPTError
+from ..generation import Generation
+from ..journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Journal, PackedRecord
+from ..limits import DEFAULT_LIMITS, Limits, check_answer_size
+from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
+from ..rules.rule import Resolved, Rule, RuleSet
+from ..seeding import derive_seed
+from ..state.base import CallCounter
+from .arguments import as_clock, as_ruleset
+from .budget import Budget, budget_for, prompt_tokens
+from .calls import record_builder, release
+from .drawing import draw_output
+
+if TYPE_CHECKING:
+    from ..explain import Explanation
+
+__all__ = ["FinishError", "MockGPT", "OnFinish"]
+
+FinishError: TypeAlias = "BaseException | ErrorSpec | Fault | None"
+"""What went wrong in a call, as `on_finish` is told: the exception that refused it (no record then), the
+HTTP error it answered with, the fault that ended its stream, or None."""
+OnFinish: TypeAlias = "Callable[[CallRecord | None, FinishError, bool], None]"
+
+
+class MockGPT:
+    """A deterministic synthetic model.
+
+    `generate(request)` picks the first matching rule, derives the answer's seed from
+    (seed, rule name, request fingerprint), draws the rule's generator, applies the output-token limit and
+    counts usage. The same seed and request give the same output in any process and any call order
+    (rules with `times` aside, and a StepClock's `created`).
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet | Rule | Iterable[Rule] | None = None,
+        *,
+        seed: int = 0,
+        clock: Clock | str | None = None,
+        journal_size: int = 1000,
+        context_window: int | None = None,
+        limits: Limits | None = None,
+        on_finish: OnFinish | None = None,
+        journal_bytes: int = DEFAULT_JOURNAL_BYTES,
+    ) -> None:
+        self.rules = as_ruleset(rules)
+        self.seed = check_engine_args(seed, context_window, journal_size)
+        self.clock: Clock = as_clock(clock)
+        self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
+        self.journal = Journal(journal_size, journal_bytes)
+        self.context_window = context_window
+        self.counter: CallCounter | None = None
+        """Counts the rules' calls when they are shared between processes (`synthgpt.state`); None: each
+        rule counts its own."""
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"MockGPT limits must be a synthgpt.Limits, got {type(limits).__name__}")
+        self.limits = limits or DEFAULT_LIMITS
+        """The per-request budgets (`synthgpt.limits`)."""
+        if on_finish is not None and not callable(on_finish):
+            raise TypeError(f"MockGPT on_finish must be callable, got {type(on_finish).__name__}")
+        self.on_finish = on_finish
+        """Called once per call when it has ended: `on_finish(record, error, cancelled)` (see `finish`)."""
+        self._finishing = threading.Lock()
+
+    @property
+    def journal(self) -> CallJournal:
+        return self._journal
+
+    @journal.setter
+    def journal(self, journal: CallJournal) -> None:
+        self._journal = journal
+        if isinstance(journal, Journal):
+            # the rules' histories hold the same records: packed in both places, they are freed
+            journal.on_pack = self._packed
+
+    def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
+        rules = self.rules
+        key = (id(rules), len(rules))
+        if self._by_name[0] != key:  # the rules were replaced or added to since the index was made
+            self._by_name = (key, {r.name: r for r in rules})
+        rule = self._by_name[1].get(record.rule)
+        if rule is not None:
+            rule._packed(record, packed)
+
+    # -- journal conveniences --
+    @property
+    def records(self) -> list[CallRecord]:
+        return self.journal.list()
+
+    def reset(self) -> None:
+        """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
+        self.journal.clear()
+        self.rules.reset()
+        if self.counter is not None:
+            self.counter.reset()
+
+    # -- generation --
+    def generate(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> ModelOutput:
+        """The answer to `request`; the call is finished (`on_finish`) when it is returned or refused."""
+        try:
+            drawn = self.resolve(request, api=api)
+        except SynthGPTError as exc:
+            self.finish(None, exc)
+            raise
+        out, record = drawn.output, drawn.record
+        # a streamed answer's planned fault ends its stream; a body has none
+        self.finish(record, out.error or (out.stream.ending() if record.request.stream else None))
+        return out
+
+    def finish(
+        self,
+        record: CallRecord | None,
+        error: FinishError = None,
+        cancelled: bool = False,
+        *,
+        frames_sent: int | None = None,
+    ) -> None:
+        """End a call: record how its answer was delivered, then call `on_finish(record, error, cancelled)`.
+
+        Once per call, whichever way it ended: `generate()` finishes its calls itself; the server finishes
+        a JSON answer when it is built and a stream when its last frame went out, the client hung up
+        (`cancelled`, with the frames sent so far) or a fault ended it (`error` is the Fault). A call
+        refused before it had a record (a bad request, no rule matched, a failed draw) is finished with
+        `record=None` and the exception. Finishing a record twice does nothing the second time.
+        """
+        if record is not None:
+            delivery = record.delivery
+            with self._finishing:
+                if delivery.finished:
+                    return
+                delivery.finished = True
+            delivery.outcome = (
+                "cancelled" if cancelled
+                else "error" if isinstance(error, ErrorSpec | BaseException)
+                else "fault" if isinstance(error, Fault)
+                else "done"
+            )  # fmt: skip
+            if frames_sent is not None:
+                delivery.frames_sent = frames_sent
+            self.journal.finished(record)
+        hook = self.on_finish
+        if hook is not None:
+            hook(record, error, cancelled)
+
+    def resolve(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> Generation:
+        """Answer one call: claim the first matching rule, draw, journal; the one place that does.
+
+        Every caller (the server, `render`, `generate`) comes through here, so a test double that patches
+        `resolve` stands in for the engine everywhere. A failed draw releases the rule's `times` slot and
+        journals nothing.
+
+        `Generation.replayable` means the answer did not depend on call order: no rule with `times` at or
+        before the one that answered, and no draw read the rule's call count (`sequence`, a template's
+        `call_index`, …).
+        Such an answer is a pure function of (seed, rules, request, clock reading), so a caller that keeps
+        those fixed may answer the same request again with `replay(record)` instead of drawing it.
+        """
+        started = time.perf_counter()  # timing for the journal only; never shapes an answer
+        req = ModelRequest.from_dict(request)
+        if api is not None and req.api != api:
+            req = req.model_copy(update={"api": api})
+        rules = self.rules
+        prompt_tokens, limit, thinks = budget_for(req, rules.profiles, self.context_window)
+        resolved = rules.resolve(req, self.counter)
+        rule = resolved.rule
+        seed = derive_seed(self.seed, rule.name, req.fingerprint())
+        now = self.clock.now()
+        reads: list[int] = []  # the draw's reads of the call count, if any
+        try:
+            out = draw_output(
+                req, rule, seed, now, resolved.captures, resolved.call_index, prompt_tokens, limit,
+                base_seed=self.seed, limits=self.limits, order_reads=reads, thinks=thinks,
+            )  # fmt: skip
+            check_answer_size(req, out, self.limits)  # before any encoding: that is the long part
+        except BaseException:
+            self._release(resolved)  # a failed draw answered nothing: it must not use up a `times` slot
+            raise
+        if reads and resolved.unshared is not None:
+            # the draw read a call count this process guessed while the shared one was away: no answer
+            # rather than a step another replica may give too
+            self._release(resolved)
+            raise resolved.unshared
+        record = self.journal.add(record_builder(rule, req, out, seed, now, resolved.captures, started))
+        return Generation(out, rule, record, not reads and resolved.order_free)
+
+    def generate_traced(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> tuple[ModelOutput, CallRecord, bool]:
+        """`resolve` as the (output, record, replayable) tuple of earlier versions; prefer `resolve`."""
+        drawn = self.resolve(request, api=api)
+        return drawn.output, drawn.record, drawn.replayable
+
+    def budget(self, req: ModelRequest) -> Budget:
+        """What `req` leaves its answer (see `Budget`); raises what refuses the call before any rule is tried
+        (a request with nothing to answer, a context window or profile it does not fit)."""
+        return budget_for(req, self.rules.profiles, self.context_window)
+
+    def explain(
+        self,
+        request: ModelRequest | Mapping[str, Any],
+        *,
+        api: ApiKind | None = None,
+        seed: int | None = None,
+    ) -> Explanation:
+        """Which rule answers `request` and why each rule before it does not, with the answer the call
+        would get under `seed` (default: this engine's). Read-only: see `synthgpt.explain`."""
+        from ..explain import explain
+
+        return explain(self, request, api=api, seed=seed)
+
+    def replay(self, rule: Rule, record: CallRecord) -> CallRecord:
+        """Journal one more call answered exactly as `record` (a replayable one, see `resolve`).
+
+        The call is counted and recorded as if drawn: the journal, `rule.calls` and `rule.call_count`
+        see every call, whether its answer was drawn or replayed.
+        """
+        started = time.perf_counter()
+        rule._claim()
+        build = record_builder(rule, record.request, record.output, record.seed, record.at, record.captures,
+                               started)  # fmt: skip
+        return self.journal.add(build)
+
+    def _release(self, resolved: Resolved) -> None:
+        release(resolved, self.counter, lambda: self.rules.fingerprint)
+
+    async def agenerate(
+        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
+    ) -> ModelOutput:
+        """Generation never waits on I/O, so the async form answers directly (pacing is the codec's job)."""
+        return self.generate(request, api=api)
+
+    def prompt_tokens(self, req: ModelRequest) -> int:
+        """The prompt's tokens, as usage reports them (`engine.budget.prompt_tokens`)."""
+        return prompt_tokens(req)
+
+    def _draw(
+        self,
+        req: ModelRequest,
+        rule: Rule,
+        seed: int,
+        now: float,
+        captures: dict[str, str],
+        call_index: int,
+        prompt_tokens: int,
+        limit: int | None,
+        *,
+        order_reads: list[int] | None = None,
+        thinks: bool = False,
+    ) -> ModelOutput:
+        """The answer `rule` draws under this engine's seed and limits (`explain` draws through it too)."""
+        return draw_output(
+            req, rule, seed, now, captures, call_index, prompt_tokens, limit,
+            base_seed=self.seed, limits=self.limits, order_reads=order_reads, thinks=thinks,
+        )  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"MockGPT(rules={[r.name for r in self.rules]!r}, seed={self.seed}, clock={self.clock!r})"
