@@ -3,17 +3,17 @@ around the generators' draw.
 
     .venv/bin/python -m bench.resolve                 # built-in rules, a plain chat request
     .venv/bin/python -m bench.resolve -n 4000 --repeats 7
+    .venv/bin/python -m bench.resolve --synthgpt-root /tmp/base   # the same figures for another checkout
 
 Requests are decoded up front (decoding is not the engine's) and each differs (a counter in the prompt),
 as in `bench.distinct`. Printed, in µs of thread CPU per request (the best of the repeats):
 
 - `match`: `RuleSet.resolve(request)`, the first-match search over the built-in rules (claim included);
 - `resolve`: the whole `MockGPT.resolve(request)`;
-- `draw`: the part of it spent inside the answering rule's generator (`Generator.draw`, timed by a
-  wrapper whose own ~0.2 µs counts as outside);
-- `journal`: the part spent in `journal.add` (storing, and packing records 16 calls old);
-- `outside draw`: `resolve - draw`, everything the engine adds (budget, token counting, seed, matching,
-  stop/limit, usage, the output and the record), and that without the journal's store.
+- `outside draw`: `resolve` again for the same requests, each rule's generator answering with what it
+  drew the first time (a dict look-up): everything the engine adds (budget, token counting, seed,
+  matching, the choice, stop/limit, usage, the output, the record and the journal);
+- `no journal`: the same with a journal that keeps nothing (packing old records is the journal's cost).
 """
 
 from __future__ import annotations
@@ -46,75 +46,81 @@ def _requests(n: int, offset: int) -> list[Any]:
     return [codec.decode(json.loads(json.dumps(b)), headers, {}) for b in bodies]
 
 
-class _Clock:
-    """Thread CPU spent inside a wrapped callable, summed."""
+class _Drawn:
+    """A rule's generator replaced by the answers it drew: the draw costs a dict look-up, so what
+    `resolve` costs then is the engine's own work."""
 
-    def __init__(self) -> None:
-        self.ns = 0
-
-    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            t = time.thread_time_ns()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.ns += time.thread_time_ns() - t
-
-        return timed
-
-
-class _Timed:
-    """A rule's generator, its draws timed."""
-
-    def __init__(self, inner: Any, clock: _Clock) -> None:
-        self.draw = clock.wrap(inner.draw)
+    def __init__(self, inner: Any, answers: dict[int, Any]) -> None:
         self.inner = inner
+        self.answers = answers
+
+    def draw(self, ctx: Any) -> Any:
+        return self.answers[id(ctx.received)]
 
     def __repr__(self) -> str:
         return repr(self.inner)
+
+
+class _Recording:
+    """A rule's generator, its answers kept by request."""
+
+    def __init__(self, inner: Any, answers: dict[int, Any]) -> None:
+        self.inner = inner
+        self.answers = answers
+
+    def draw(self, ctx: Any) -> Any:
+        value = self.answers[id(ctx.received)] = self.inner.draw(ctx)
+        return value
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+
+def _per_request(run: Callable[[Any], Any], batches: list[list[Any]]) -> float:
+    """µs of thread CPU per request of `run`, the best batch after the first (which warms caches)."""
+    best = float("inf")
+    for reqs in batches:
+        t = time.thread_time_ns()
+        for req in reqs:
+            run(req)
+        best = min(best, (time.thread_time_ns() - t) / len(reqs) / 1000)
+    return best
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="CPU of rule matching and of MockGPT.resolve outside the draw")
     ap.add_argument("-n", type=int, default=2000, help="requests per repeat")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout (A/B runs)")
     args = ap.parse_args(argv)
+    if args.synthgpt_root:
+        sys.path.insert(0, str(args.synthgpt_root.resolve()))
 
+    import synthgpt
     from synthgpt import MockGPT
+    from synthgpt.journal import Journal
 
-    mock = MockGPT()
-    draws = _Clock()
-    for rule in mock.rules:
-        rule.generator = _Timed(rule.generator, draws)  # type: ignore[assignment]
-    journal = _Clock()
-    store = mock.journal.add
-    mock.journal.add = journal.wrap(store)  # type: ignore[method-assign]
-
+    print(f"synthgpt from {synthgpt.__file__}")
     batches = [_requests(args.n, (r + 1) * args.n) for r in range(args.repeats + 1)]
-    match_us: list[float] = []
-    for reqs in batches:
-        rules = mock.rules
-        t = time.thread_time_ns()
-        for req in reqs:
-            rules.resolve(req)
-        match_us.append((time.thread_time_ns() - t) / len(reqs) / 1000)
-    mock.rules.reset()
+    match = _per_request(MockGPT().rules.resolve, batches)
 
-    rows: list[tuple[float, float, float]] = []
-    for reqs in batches:
-        draws.ns = journal.ns = 0
-        t = time.thread_time_ns()
-        for req in reqs:
-            mock.resolve(req)
-        total = time.thread_time_ns() - t
-        n = len(reqs) * 1000
-        rows.append((total / n, draws.ns / n, journal.ns / n))
-    resolve, draw, stored = min(rows[1:])  # the first batch warms caches
-    print(f"match         {min(match_us[1:]):8.2f} µs  (RuleSet.resolve, built-in rules, plain chat)")
-    print(f"resolve       {resolve:8.2f} µs")
-    print(f"draw          {draw:8.2f} µs")
-    print(f"journal       {stored:8.2f} µs")
-    print(f"outside draw  {resolve - draw:8.2f} µs  ({resolve - draw - stored:.2f} µs without the journal)")
+    answers: dict[int, Any] = {}
+    drawing = MockGPT()
+    for rule in drawing.rules:
+        rule.generator = _Recording(rule.generator, answers)  # type: ignore[assignment]
+    whole = _per_request(drawing.resolve, batches)
+
+    engine = MockGPT()
+    for rule in engine.rules:
+        rule.generator = _Drawn(rule.generator, answers)  # type: ignore[assignment]
+    outside = _per_request(engine.resolve, batches)
+    engine.journal = Journal(0)  # keeps nothing: the rules' histories still do
+    unjournaled = _per_request(engine.resolve, batches)
+
+    print(f"match         {match:8.2f} µs  (RuleSet.resolve, built-in rules, plain chat)")
+    print(f"resolve       {whole:8.2f} µs")
+    print(f"outside draw  {outside:8.2f} µs  (resolve with every draw answered from a dict)")
+    print(f"  no journal  {unjournaled:8.2f} µs  (the same, the journal keeping nothing)")
 
 
 if __name__ == "__main__":

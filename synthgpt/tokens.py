@@ -31,10 +31,26 @@ def token_pieces(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+# Each ASCII character's class under `_TOKEN`: `w` a word character, `p` punctuation or a symbol (a token
+# of its own), ` ` whitespace. Taken from the pattern itself, so the two cannot disagree.
+_ASCII_CLASS = {
+    i: "w" if re.fullmatch(r"\w", chr(i)) else " " if re.fullmatch(r"\s", chr(i)) else "p" for i in range(128)
+}
+
+
 def count_tokens(text: str) -> int:
-    # one C call that builds no per-token strings (every character is matched, so nothing is copied);
-    # findall is ~15 % slower, a generator over finditer ~3x
-    return _TOKEN.subn("", text)[1]
+    """How many tokens `text` is (`len(token_pieces(text))`, without building them)."""
+    if not text.isascii():
+        # one C call that builds no per-token strings (findall is ~15 % slower, a generator ~3x)
+        return _TOKEN.subn("", text)[1]
+    # ASCII (answers and most prompts): the same count from a few whole-string C passes, ~3x faster than
+    # the regex's one match per token. A run of L word characters is ceil(L / 4) tokens: with three more
+    # `w`s after each run, that is how many `wwww` it holds. Whitespace belongs to the token after it;
+    # only whitespace at the very end is a token of its own.
+    classes = text.translate(_ASCII_CLASS)
+    n = classes.count("p")
+    n += (classes.replace("p", " ") + " ").replace("w ", "wwww ").count("wwww")
+    return n + 1 if classes[-1:] == " " else n
 
 
 def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:

@@ -45,7 +45,7 @@ def draw_output(
     choices: list[Choice] = []
     embeddings: tuple[tuple[float, ...], ...] = ()
     view = without_triggers(req)  # what the answer is drawn from: triggers steer, they are not asked
-    stops = req.stop_sequences
+    stops = req.stop_sequences if req.extra else ()  # they live in `extra`: most requests have none
     for i in range(req.n):
         ctx = DrawContext(
             view,

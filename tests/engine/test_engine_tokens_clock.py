@@ -51,6 +51,13 @@ def test_spans_tile_the_text_and_cuts_fall_on_token_boundaries(text: str, limit:
     assert was_cut == (prefix != text)
 
 
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=80) | st.text(max_size=40))
+def test_the_ascii_count_is_the_regex_count(text: str) -> None:
+    # ASCII text is counted by whole-string passes, other text by the pattern: both give the pattern's count
+    assert count_tokens(text) == len(token_spans(text))
+
+
 def test_cut_to_tokens() -> None:
     assert cut_to_tokens("one two six", 2) == ("one two", 2, True)
     assert cut_to_tokens("one two", 5) == ("one two", 2, False)
