@@ -77,6 +77,7 @@ _Scalars.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construc
 
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 _FAST_LOADER: Any = getattr(yaml, "CSafeLoader", None)
@@ -167,6 +168,8 @@ class _YamlWalker:
         return self.scalar(node, path)
 
     def scalar(self, node: yaml.Node, path: NodePath) -> Any:
+        if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
+            return node.value  # what the constructor would give, without its generic path (most scalars)
         try:
             return self.scalars.construct_object(node)
         except yaml.constructor.ConstructorError as exc:
