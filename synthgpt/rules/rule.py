@@ -345,7 +345,13 @@ class RuleSet:
         """The first matching rule with calls left; `counter` counts the calls when given (shared state),
         else each rule counts its own."""
         dispatch = self.compiled()
-        for at, rule, match in dispatch.candidates(request.api, request.model):
+        passing: set[int] | None = None  # the last-user tests the request passes, once asked
+        for at, rule, match, test in dispatch.candidates(request.api, request.model):
+            if test is not None:
+                if passing is None:
+                    passing = dispatch.text_index.passing(request)  # type: ignore[union-attr]
+                if passing.isdisjoint(test):
+                    continue
             caps = match(request)
             if caps is None:
                 continue

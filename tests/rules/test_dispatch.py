@@ -1,0 +1,108 @@
+"""The compiled rule search (`rules/dispatch.py`, `rules/text_index.py`) answers as the plain first-match
+loop over every rule does, and follows changes to the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthgpt import ModelRequest
+from synthgpt.rules import matchers as m
+from synthgpt.rules.dispatch import requirements
+from synthgpt.rules.matchers import Matcher
+from synthgpt.rules.rule import Rule, RuleSet
+from synthgpt.rules.text_index import MIN_INDEXED
+
+WORDS = ["tide", "Tide", "POOL", "straße", "İstanbul", "ǅemal", "ﬁsh", "crab", "日本", "a.b"]
+PIECES = [*WORDS, " ", "STRASSE", "istanbul", "FISH", "12"]
+REGEXES = [r"\btide\b", r"(?P<w>po+l)", r"^crab", r"\w+ß", r"[0-9]{2}", r"日.", r"ﬁ"]
+
+
+def _texts() -> st.SearchStrategy[Matcher]:
+    case = st.booleans()
+    contains = st.builds(lambda w, c: m.last_user(w, case_sensitive=c), st.sampled_from(WORDS), case)
+    regex = st.builds(lambda r, c: m.last_user(regex=r, case_sensitive=c), st.sampled_from(REGEXES), case)
+    return contains | regex
+
+
+def _matchers() -> st.SearchStrategy[Matcher]:
+    others = [m.api("chat"), m.api("embeddings", "messages"), m.model("gpt-4o"), m.model("gpt-*"),
+              m.has_tools(), m.system("tide"), m.last_user(equals="crab"), m.always()]  # fmt: skip
+    atoms = _texts() | st.sampled_from(others)
+    return st.recursive(
+        atoms,
+        lambda inner: st.lists(inner, min_size=0, max_size=3).flatmap(
+            lambda parts: st.sampled_from([m.All(*parts), m.Any_(*parts), ~m.All(*parts)])
+        ),
+        max_leaves=5,
+    )
+
+
+def _plain_first_match(rules: list[Rule], request: ModelRequest) -> tuple[str, dict[str, str]] | None:
+    for rule in rules:
+        caps = rule.matcher.match(request)
+        if caps is not None:
+            return rule.name, dict(caps)
+    return None
+
+
+def _request(text: str | None, api: str, model: str) -> ModelRequest:
+    messages = [{"role": "system", "content": "tide"}]
+    if text is not None:
+        messages.append({"role": "user", "content": text})
+    return ModelRequest.from_dict({"api": api, "model": model, "messages": messages})
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    specs=st.lists(_matchers(), min_size=1, max_size=12),
+    padding=st.integers(0, MIN_INDEXED + 2),
+    text=st.none() | st.lists(st.sampled_from(PIECES)).map("".join),
+    api=st.sampled_from(["chat", "messages", "embeddings"]),
+    model=st.sampled_from(["gpt-4o", "gpt-5", "claude"]),
+)
+def test_the_compiled_search_answers_as_asking_every_rule(
+    specs: list[Matcher], padding: int, text: str | None, api: str, model: str
+) -> None:
+    # enough last-user rules (never matching) that the RE2 index is built, or not, before the drawn ones
+    filler = [Rule(f"pad{i}", m.last_user(f"zz-never-{i}"), "x") for i in range(padding)]
+    rules = [*filler, *(Rule(f"r{i}", matcher, "x") for i, matcher in enumerate(specs))]
+    ruleset = RuleSet(rules)
+    if padding >= MIN_INDEXED:
+        assert ruleset.compiled().text_index is not None
+    request = _request(text, api, model)
+    expected = _plain_first_match(rules, request)
+    try:
+        got: Any = ruleset.resolve(request)
+    except Exception:  # NoRuleMatched
+        got = None
+    assert (None if got is None else (got.rule.name, got.captures)) == expected
+
+
+def test_requirements_are_read_from_the_matchers_data() -> None:
+    assert requirements(m.api("chat") & m.model("gpt-4o")) == (frozenset({"chat"}), frozenset({"gpt-4o"}))
+    assert requirements(m.api("chat") | m.api("responses")) == (frozenset({"chat", "responses"}), None)
+    assert requirements(m.api("chat") | m.always()) == (None, None)
+    assert requirements(m.model("gpt-*")) == (None, None)  # a glob names no exact model
+    assert requirements(~m.api("chat")) == (None, None)
+    assert requirements(m.Any_()) == (frozenset(), frozenset())  # an empty `any` matches nothing
+
+
+def test_the_compiled_search_follows_changes_to_the_rules() -> None:
+    first = Rule("first", m.last_user("hello"), "a")
+    rules = RuleSet([first, Rule("rest", m.always(), "b")])
+    hello = _request("hello there", "chat", "gpt-4o")
+    assert rules.resolve(hello).rule.name == "first"
+    first.matcher = m.last_user("goodbye")  # a rule's matcher set after it was built
+    assert rules.resolve(hello).rule.name == "rest"
+    rules.rules.insert(0, Rule("new", m.api("chat"), "c"))  # the public list changed in place
+    assert rules.resolve(hello).rule.name == "new"
+    rules.rules = [Rule("only", m.model("gpt-4o"), "d")]
+    assert rules.resolve(hello).rule.name == "only"
+    limited = Rule("limited", m.always(), "e")
+    rules.add(limited)
+    assert rules.resolve(hello).order_free
+    rules.rules[0].times = 1  # `times` set later: which rule answers now depends on the calls before
+    assert not rules.resolve(hello).order_free
