@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._validation import check_engine_args
+from .engine.drawing import draw_output
 from .errors import DrawError, NoRuleMatched, SynthGPTError
 from .model import ApiKind, ModelOutput, ModelRequest
 from .rules.trace import RuleVerdict
@@ -107,9 +108,9 @@ def explain(
         clock = mock.clock
         peek = getattr(clock, "peek", None)
         now = float(peek() if callable(peek) else clock.now())
-        drawn = with_seed(mock, engine_seed)._draw(
+        drawn = draw_output(
             req, rule, answer_seed, now, dict(winner.captures), winner.call_index, prompt_tokens, limit,
-            thinks=thinks,
+            base_seed=engine_seed, limits=mock.limits, thinks=thinks,
         )
     except SynthGPTError as exc:
         return Explanation(req, engine_seed, trace, None, exc)

@@ -253,25 +253,5 @@ class MockGPT:
         """The prompt's tokens, as usage reports them (`engine.budget.prompt_tokens`)."""
         return prompt_tokens(req)
 
-    def _draw(
-        self,
-        req: ModelRequest,
-        rule: Rule,
-        seed: int,
-        now: float,
-        captures: dict[str, str],
-        call_index: int,
-        prompt_tokens: int,
-        limit: int | None,
-        *,
-        order_reads: list[int] | None = None,
-        thinks: bool = False,
-    ) -> ModelOutput:
-        """The answer `rule` draws under this engine's seed and limits (`explain` draws through it too)."""
-        return draw_output(
-            req, rule, seed, now, captures, call_index, prompt_tokens, limit,
-            base_seed=self.seed, limits=self.limits, order_reads=order_reads, thinks=thinks,
-        )  # fmt: skip
-
     def __repr__(self) -> str:
         return f"MockGPT(rules={[r.name for r in self.rules]!r}, seed={self.seed}, clock={self.clock!r})"

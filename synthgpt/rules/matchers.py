@@ -80,14 +80,7 @@ def last_user(
     case_sensitive: bool = False,
 ) -> Matcher:
     """The last user message. No argument: there is a user message."""
-    t = TextTest(
-        contains=contains,
-        regex=regex,
-        equals=equals,
-        glob=glob,
-        case_sensitive=case_sensitive,
-        what="last_user",
-    )
+    t = _text_test("last_user", contains, regex, equals, glob, case_sensitive)
     return TextMatcher("last_user", t)
 
 
@@ -120,18 +113,17 @@ def any_message(
         from ..errors import UnknownNameError
 
         raise UnknownNameError("message role", role, _ROLES)
-    t = TextTest(
-        contains=contains,
-        regex=regex,
-        equals=equals,
-        glob=glob,
-        case_sensitive=case_sensitive,
-        what="any_message",
-    )
+    t = _text_test("any_message", contains, regex, equals, glob, case_sensitive)
     return TextMatcher("any_message", t, role=role)
 
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+def _text_test(
+    what: str, contains: str | None, regex: str | None, equals: str | None, glob: str | None, case: bool
+) -> TextTest:
+    return TextTest(contains=contains, regex=regex, equals=equals, glob=glob, case_sensitive=case, what=what)
 
 
 def model(pattern: str) -> Matcher:
@@ -243,14 +235,7 @@ def tool_result(
 ) -> Matcher:
     """A tool result of the current turn (answering tool `name`, if given) whose content passes the
     test; the latest such result is tested first, and regex named groups become captures."""
-    t = TextTest(
-        contains=contains,
-        regex=regex,
-        equals=equals,
-        glob=glob,
-        case_sensitive=case_sensitive,
-        what="tool_result",
-    )
+    t = _text_test("tool_result", contains, regex, equals, glob, case_sensitive)
     return TextMatcher("tool_result", t, name=name)
 
 
