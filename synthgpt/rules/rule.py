@@ -277,7 +277,7 @@ class RuleSet:
         self, rules: Iterable[Rule] = (), *, models: Sequence[str | ModelProfile | Mapping[str, Any]] = ()
     ) -> None:
         self._rules = _RuleList()
-        self._compiled: tuple[tuple[int, int], Dispatch] | None = None
+        self._compiled: tuple[int, int, Dispatch] | None = None
         self.models, self.profiles = as_profiles(models)
         """Model names the rules serve (empty: any model is accepted), and the profiles among them
         (`ModelProfile`: context window, maximum output, reasoning by default)."""
@@ -310,11 +310,10 @@ class RuleSet:
 
     def compiled(self) -> Dispatch:
         """The rules compiled for the search, compiled again after any change to them."""
-        key = (self._rules.version, edits)
         compiled = self._compiled
-        if compiled is None or compiled[0] != key:
-            compiled = self._compiled = (key, Dispatch(self._rules))
-        return compiled[1]
+        if compiled is None or compiled[0] != self._rules.version or compiled[1] != edits:
+            compiled = self._compiled = (self._rules.version, edits, Dispatch(self._rules))
+        return compiled[2]
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
