@@ -12,10 +12,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from ...errors import RequestError
-from ...model import ModelRequest, request_error_from
+from ...model import (
+    Message,
+    ModelRequest,
+    ReasoningRequest,
+    ResponseSchema,
+    Tool,
+    ToolCall,
+    ToolChoice,
+    built,
+    content_parts,
+)
 from ..common import check_schema, json_type_name, type_error
 from ..errors import unsupported_custom_tool
 from ..headers import journal_headers
@@ -501,27 +509,70 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
     function_call = _function_call(body, functions)
     if functions is not None:
         tool_choice = function_call
-    neutral: dict[str, Any] = {
-        "api": "chat",
-        "model": model,
-        "messages": [_message(m, i, functions is not None) for i, m in enumerate(messages)],
-        "tool_choice": tool_choice,
-        "tools": _allowed(body, tools) if functions is None else functions,
-        "response_schema": _response_format(body),
-        "max_output_tokens": limit if limit is not None else legacy_limit,
-        "n": _integer(body, "n", 1, 128) or 1,
-        "stream": stream,
-        "stream_options": dict(stream_options or {}),
+    messages_out = [_message(m, i, functions is not None) for i, m in enumerate(messages)]
+    _name_tool_results(messages_out)
+    return built(
+        ModelRequest,
+        api="chat",
+        model=model,
+        messages=tuple(map(_neutral_message, messages_out)),
+        tool_choice=_neutral_choice(tool_choice),
+        tools=tuple(map(_neutral_tool, _allowed(body, tools) if functions is None else functions)),
+        response_schema=_neutral_schema(_response_format(body)),
+        max_output_tokens=limit if limit is not None else legacy_limit,
+        n=_integer(body, "n", 1, 128) or 1,
+        stream=stream,
+        stream_options=dict(stream_options or {}),
         # a legacy answer holds one function call at most
-        "parallel_tool_calls": (True if parallel is None else parallel) and functions is None,
-        "reasoning": chat_reasoning(body, model or "", effort),
-        "headers": journal_headers(headers),
-        "extra": {k: v for k, v in body.items() if k not in _HANDLED},
-    }
-    _name_tool_results(neutral["messages"])
-    try:
-        # `neutral` was just built from a parsed body nobody else holds: from_dict's defensive deep copy
-        # (half the cost of decoding) protects nothing here
-        return ModelRequest.model_validate(neutral)
-    except ValidationError as exc:
-        raise request_error_from(exc) from None
+        parallel_tool_calls=(True if parallel is None else parallel) and functions is None,
+        reasoning=_neutral_reasoning(chat_reasoning(body, model or "", effort)),
+        headers=journal_headers(headers),
+        extra={k: v for k, v in body.items() if k not in _HANDLED},
+    )
+
+
+# The checked wire values as neutral models, built without validating them again (`model.built`): each
+# holds what `ModelRequest.model_validate` made of the same dicts (`test_decode_equivalence.py`).
+
+
+_AUTO = ToolChoice()
+
+
+def _neutral_message(msg: dict[str, Any]) -> Message:
+    content = msg["content"]
+    fields: dict[str, Any] = {}
+    if isinstance(content, list):  # `_content` checked each part
+        fields["content"], fields["parts"] = content_parts(content)
+    else:
+        fields["content"] = "" if content is None else content
+    for key in ("role", "name", "tool_call_id"):
+        if key in msg:
+            fields[key] = msg[key]
+    if "tool_calls" in msg:
+        fields["tool_calls"] = tuple(built(ToolCall, **call) for call in msg["tool_calls"])
+    return built(Message, **fields)
+
+
+def _neutral_tool(tool: dict[str, Any]) -> Tool:
+    return built(Tool, **{k: v for k, v in tool.items() if v is not None})
+
+
+def _neutral_choice(choice: str | dict[str, Any] | None) -> ToolChoice:
+    if choice is None:
+        return _AUTO
+    if isinstance(choice, str):
+        return built(ToolChoice, mode=choice)
+    return built(ToolChoice, **choice)
+
+
+def _neutral_schema(schema: dict[str, Any] | None) -> ResponseSchema | None:
+    if schema is None:
+        return None
+    fields = dict(schema)
+    if "schema" in fields:
+        fields["schema_"] = fields.pop("schema")
+    return built(ResponseSchema, **fields)
+
+
+def _neutral_reasoning(reasoning: dict[str, Any] | None) -> ReasoningRequest | None:
+    return None if reasoning is None else built(ReasoningRequest, **reasoning)
