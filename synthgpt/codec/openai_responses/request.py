@@ -15,12 +15,29 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...errors import RequestError
-from ...model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from ...model import (
+    Message,
+    ModelRequest,
+    ReasoningRequest,
+    ResponseSchema,
+    Tool,
+    ToolCall,
+    ToolChoice,
+    built,
+    content_parts,
+)
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
 from .hosted import HOSTED_EXTRA, hosted_tools
 
-__all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
+__all__ = [
+    "ECHOED",
+    "conversation_messages",
+    "decode_input",
+    "decode_responses_request",
+    "decode_settings",
+    "type_error",
+]
 
 ECHOED = (
     "background", "include", "instructions", "max_tool_calls", "metadata", "previous_response_id",
@@ -44,16 +61,16 @@ def _text_of(value: Any, param: str) -> str:
         return value
     if isinstance(value, list):
         try:
-            return Message(role="tool", content=value).content
-        except ValidationError as exc:
-            raise RequestError(f"Invalid value for '{param}': {exc.errors()[0]['msg']}", param) from None
+            return content_parts(value)[0]
+        except ValueError as exc:
+            raise RequestError(f"Invalid value for '{param}': Value error, {exc}", param) from None
     raise type_error(param, "a string or an array of content parts", value)
 
 
 def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]:
     """The conversation carried by `input`, in order; `history` names the tools of earlier calls."""
     if isinstance(value, str):
-        return [Message(role="user", content=value)]
+        return [built(Message, role="user", content=value)]
     if not isinstance(value, list):
         raise type_error("input", "a string or an array of input items", value)
     out: list[Message] = []
@@ -72,7 +89,7 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
             if last is not None and last.role == "assistant":  # calls of one turn share one assistant message
                 out[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
             else:
-                out.append(Message(role="assistant", tool_calls=(call,)))
+                out.append(built(Message, role="assistant", content="", tool_calls=(call,)))
         elif kind == "function_call_output":
             call_id = item.get("call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -88,7 +105,8 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                     code="missing_required_parameter",
                 )
             text = _text_of(item["output"], f"{param}.output")
-            out.append(Message(role="tool", content=text, tool_call_id=call_id, name=call_names.get(call_id)))
+            out.append(built(Message, role="tool", content=text, tool_call_id=call_id,
+                             name=call_names.get(call_id)))  # fmt: skip
         elif isinstance(kind, str) and (
             kind in _SKIPPED_ITEMS or kind.endswith("_call") or kind.endswith("_output")
         ):
@@ -113,13 +131,13 @@ def _message(item: Mapping[str, Any], param: str) -> Message:
     content = item.get("content")
     if not isinstance(content, str | list):
         raise type_error(f"{param}.content", "a string or an array of content parts", content)
+    if isinstance(content, str):
+        return built(Message, role=role, content=content)
     try:
-        return Message(role=role, content=content)
-    except ValidationError as exc:
-        raise RequestError(
-            f"Invalid value for '{param}.content': {exc.errors()[0]['msg'].removeprefix('Value error, ')}",
-            f"{param}.content",
-        ) from None
+        text, parts = content_parts(content)
+    except ValueError as exc:
+        raise RequestError(f"Invalid value for '{param}.content': {exc}", f"{param}.content") from None
+    return built(Message, role=role, content=text, parts=parts)
 
 
 def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
@@ -133,7 +151,7 @@ def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
     arguments = item.get("arguments", "{}")
     if not isinstance(arguments, str):
         raise type_error(f"{param}.arguments", "a string", arguments)
-    return ToolCall(id=item["call_id"], name=item["name"], arguments=arguments)
+    return built(ToolCall, id=item["call_id"], name=item["name"], arguments=arguments)
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
@@ -160,10 +178,12 @@ def _tools(value: Any) -> tuple[Tool, ...]:
             raise type_error(f"tools[{i}].parameters", "an object", params)
         if params is not None:
             check_schema(params, f"tools[{i}].parameters", f"function '{t['name']}'", tool=True)
-        try:
-            tools.append(
-                Tool.model_validate({k: t.get(k) for k in ("name", "description", "parameters", "strict")})
-            )
+        fields = {k: t[k] for k in ("name", "description", "parameters", "strict") if t.get(k) is not None}
+        if isinstance(fields.get("description", ""), str) and isinstance(fields.get("strict", False), bool):
+            tools.append(built(Tool, **fields))
+            continue
+        try:  # rare: a value pydantic coerces (`strict: "yes"`) or refuses, in its own words
+            tools.append(Tool.model_validate(fields))
         except ValidationError as exc:
             raise RequestError(
                 f"Invalid value for 'tools[{i}]': {exc.errors()[0]['msg']}", f"tools[{i}]"
@@ -173,7 +193,7 @@ def _tools(value: Any) -> tuple[Tool, ...]:
 
 def _tool_choice(value: Any) -> ToolChoice:
     if value is None:
-        return ToolChoice()
+        return _AUTO
     if isinstance(value, str):
         if value not in ("auto", "none", "required"):
             raise RequestError(
@@ -181,7 +201,7 @@ def _tool_choice(value: Any) -> ToolChoice:
                 "tool_choice",
                 code="invalid_value",
             )
-        return ToolChoice(mode=value)
+        return built(ToolChoice, mode=value)
     if not isinstance(value, dict):
         raise type_error("tool_choice", "a string or an object", value)
     if value.get("type") == "function":
@@ -191,14 +211,17 @@ def _tool_choice(value: Any) -> ToolChoice:
                 "tool_choice.name",
                 code="missing_required_parameter",
             )
-        return ToolChoice(mode="named", name=value["name"])
+        return built(ToolChoice, mode="named", name=value["name"])
     if value.get("type") == "custom":
         raise unsupported_custom_tool("tool_choice.type")
     if value.get("type") == "allowed_tools":
         mode = value.get("mode", "auto")
-        return ToolChoice(mode="required" if mode == "required" else "auto")
+        return built(ToolChoice, mode="required" if mode == "required" else "auto")
     # a hosted tool forced (web search, …): the provider would run it and answer, so no function is called
-    return ToolChoice(mode="none")
+    return built(ToolChoice, mode="none")
+
+
+_AUTO = ToolChoice()
 
 
 def _undeclared(param: str, name: str) -> RequestError:
@@ -251,7 +274,7 @@ def _schema(text: Any) -> ResponseSchema | None:
     if kind == "text":
         return None
     if kind == "json_object":
-        return ResponseSchema(kind="json_object")
+        return built(ResponseSchema, kind="json_object")
     if kind != "json_schema":
         raise RequestError(
             "Invalid value for 'text.format.type': expected 'text', 'json_object' or 'json_schema', "
@@ -269,8 +292,8 @@ def _schema(text: Any) -> ResponseSchema | None:
         if not isinstance(fmt[key], expected):
             raise type_error(f"text.format.{key}", named, fmt[key])
     check_schema(fmt["schema"], "text.format.schema", f"text.format '{fmt['name']}'")
-    return ResponseSchema(
-        kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
+    return built(
+        ResponseSchema, kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
     )
 
 
@@ -285,7 +308,7 @@ def _reasoning(value: Any) -> ReasoningRequest | None:
     for key, v in (("effort", effort), ("summary", summary)):
         if v is not None and not isinstance(v, str):
             raise type_error(f"reasoning.{key}", "a string", v)
-    return ReasoningRequest(effort=effort, summary=summary)
+    return built(ReasoningRequest, effort=effort, summary=summary)
 
 
 def _optional(body: Mapping[str, Any], key: str, kind: type, expected: str) -> Any:
