@@ -15,7 +15,6 @@ heavy request, so a server that never gets one never starts it.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -38,9 +37,6 @@ LARGE_BODY_BYTES = 64 * 1024
 """A request body of at least this many bytes is parsed and decoded in the worker thread as well: a 16 MB
 embeddings batch took 1.5 s to count its tokens before being refused, and a 3,000-property schema 0.2 s
 to check, all of it on the loop. Real chat bodies are smaller; a hand-off costs ~0.2 ms."""
-
-SWITCH_INTERVAL_S = 0.0005
-"""The GIL switch interval while the worker thread runs (Python's default: 5 ms)."""
 
 HEAVY_CHOICES = 64
 """Choices times (1 + logprob alternatives per token) from which a Chat answer is heavy: `n=64`, or
@@ -88,15 +84,7 @@ class Worker:
         """`fn(*args)` in the worker thread, the event loop free meanwhile."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="synthgpt-draw")
-        # While the worker computes, the loop thread takes the GIL back after each socket wait, and waits up
-        # to the switch interval each time: at the default 5 ms, the dozens of waits of one /healthz answer
-        # added up to 0.6 s behind a long decode. 0.5 ms lets the loop in ten times as often.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, SWITCH_INTERVAL_S))
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
-        finally:
-            sys.setswitchinterval(interval)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def close(self) -> None:
         if self._executor is not None:
