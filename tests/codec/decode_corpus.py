@@ -91,6 +91,27 @@ def _bench_bodies() -> Iterator[tuple[str, Any]]:
                 yield route[case.path], case.make_body(f"{PROMPT} #1", 40 if stream else None, stream)
 
 
+CHAT_ALL = {
+    "model": "gpt-4o", "messages": [{"role": "developer", "content": "d"}, {"role": "user", "content": "u"}],
+    "temperature": 1.5, "top_p": 0.5, "presence_penalty": -1, "frequency_penalty": 1.5, "logprobs": True,
+    "top_logprobs": 3, "seed": 7, "store": False, "user": "u-1", "stop": "END", "metadata": {"k": "v"},
+    "service_tier": "auto", "stream": True, "stream_options": {"include_usage": True}, "n": 2,
+    "max_completion_tokens": 30, "reasoning_effort": "low", "parallel_tool_calls": False,
+}
+RESPONSES_ALL = {
+    "model": "gpt-4o", "input": "hi", "temperature": 0.7, "top_p": 0.9, "top_logprobs": 2, "include": ["x"],
+    "parallel_tool_calls": False, "stream": True, "store": True, "metadata": {"k": "v"}, "user": "u",
+    "instructions": "be brief", "max_output_tokens": 5, "tool_choice": "none", "truncation": "auto",
+}
+MESSAGES_ALL = {
+    "model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}],
+    "temperature": 0.5, "top_p": 0.9, "top_k": 5, "metadata": {"user_id": "u"}, "stream": True,
+    "system": "sys", "tool_choice": {"type": "any"}, "stop_sequences": ["a", "b"],
+    "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}, "strict": True}],
+    "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+}
+
+
 def bases() -> list[tuple[str, Any]]:
     """Each API's base bodies: the fuzz tests' valid requests and the bench cases."""
     o, n = openai_routes, other_routes
@@ -100,6 +121,9 @@ def bases() -> list[tuple[str, Any]]:
         ("/openai/deployments/dep-1/chat/completions", {k: v for k, v in o.CHAT.items() if k != "model"}),
         ("/v1/responses", o.RESPONSES),
         ("/v1/messages", o.MESSAGES),
+        ("/v1/chat/completions", CHAT_ALL),
+        ("/v1/responses", RESPONSES_ALL),
+        ("/v1/messages", MESSAGES_ALL),
         ("/v1/embeddings", o.EMBEDDINGS),
         ("/openai/deployments/emb/embeddings", {"input": "one text"}),
         ("gemini:generateContent", n.GEMINI),

@@ -25,6 +25,7 @@ from ...model import (
     content_parts,
 )
 from ..common import check_schema, json_type_name, type_error
+from ..fields import CHAT
 from ..errors import unsupported_custom_tool
 from ..headers import journal_headers
 from .reasoning import chat_reasoning
@@ -69,56 +70,10 @@ def _bad_value(param: str, value: Any, supported: tuple[str, ...]) -> RequestErr
 
 
 def _string(body: Mapping[str, Any], key: str, param: str, *, required: bool = False) -> str | None:
-    if key not in body or body[key] is None:
-        if required:
-            raise _missing(param)
-        return None
-    value = body[key]
-    if not isinstance(value, str):
-        raise _type_error(param, "a string", value)
-    return value
+    return CHAT.string(body, key, param, required=required)
 
 
-def _boolean(body: Mapping[str, Any], key: str) -> bool | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        raise _type_error(key, "a boolean", value)
-    return value
-
-
-def _integer(body: Mapping[str, Any], key: str, lo: int | None = None, hi: int | None = None) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _type_error(key, "an integer", value)
-    if lo is not None and value < lo:
-        raise RequestError(
-            f"Invalid '{key}': integer below minimum value. Expected a value >= {lo}, "
-            f"but got {value} instead.",
-            key,
-        )
-    if hi is not None and value > hi:
-        raise RequestError(
-            f"Invalid '{key}': integer above maximum value. Expected a value <= {hi}, "
-            f"but got {value} instead.",
-            key,
-        )
-    return value
-
-
-def _number(body: Mapping[str, Any], key: str, lo: float, hi: float) -> None:
-    value = body.get(key)
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _type_error(key, "a number", value)
-    if not lo <= value <= hi:
-        raise RequestError(
-            f"Invalid '{key}': expected a value between {lo:g} and {hi:g}, but got {value} instead.", key
-        )
+_boolean, _integer, _number = CHAT.boolean, CHAT.integer, CHAT.sampling
 
 
 def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
@@ -443,9 +398,7 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
                 f"with length {len(stop)} instead.",
                 "stop",
             )
-    metadata = body.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise _type_error("metadata", "an object", metadata)
+    CHAT.object(body, "metadata")
     tier = _string(body, "service_tier", "service_tier")
     if tier is not None and tier not in _SERVICE_TIERS:
         raise _bad_value("service_tier", tier, _SERVICE_TIERS)

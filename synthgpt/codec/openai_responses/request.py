@@ -8,7 +8,6 @@ history never gets a 400 for it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from ...model import (
 )
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
+from ..fields import OPENAI
 from .hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = [
@@ -311,66 +311,27 @@ def _reasoning(value: Any) -> ReasoningRequest | None:
     return built(ReasoningRequest, effort=effort, summary=summary)
 
 
-def _optional(body: Mapping[str, Any], key: str, kind: type, expected: str) -> Any:
-    value = body.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise type_error(key, expected, value)
-    return value
-
-
-def _decimal(body: Mapping[str, Any], key: str, most: float) -> None:
-    """A sampling setting within [0, most]: the response echoes it, so NaN would make the body not JSON."""
-    value = body.get(key)
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise type_error(key, "a decimal", value)
-    if not math.isfinite(value) or not 0 <= value <= most:
-        above = not value < 0
-        raise RequestError(
-            f"Invalid '{key}': decimal {'above maximum' if above else 'below minimum'} value. "
-            f"Expected a value {f'<= {most:g}' if above else '>= 0'}, but got {value} instead.",
-            key,
-            code="decimal_above_max_value" if above else "decimal_below_min_value",
-        )
-
-
 def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     """Every ModelRequest field a Responses body sets, except `messages` and `headers`."""
-    max_out = _optional(body, "max_output_tokens", int, "an integer")
-    if max_out is not None and max_out < 1:
-        raise RequestError(
-            "Invalid 'max_output_tokens': integer below minimum value. "
-            f"Expected a value >= 1, but got {max_out} instead.",
-            "max_output_tokens",
-            code="integer_below_min_value",
-        )
+    max_out = OPENAI.integer(body, "max_output_tokens", 1)
     for key in ("stop", "stop_sequences"):
         if key in body:  # Chat and Messages parameters; silently ignoring one would let text run past it
             raise RequestError(f"Unknown parameter: '{key}'.", key, code="unknown_parameter")
-    top_logprobs = _optional(body, "top_logprobs", int, "an integer")
-    if top_logprobs is not None and not 0 <= top_logprobs <= 20:
-        above = top_logprobs > 20
-        raise RequestError(
-            f"Invalid 'top_logprobs': integer {'above maximum' if above else 'below minimum'} value. "
-            f"Expected a value {'<= 20' if above else '>= 0'}, but got {top_logprobs} instead.",
-            "top_logprobs",
-            code="integer_above_max_value" if above else "integer_below_min_value",
-        )
-    _decimal(body, "temperature", 2)
-    _decimal(body, "top_p", 1)
-    include = _optional(body, "include", list, "an array of strings")
+    OPENAI.integer(body, "top_logprobs", 0, 20)
+    OPENAI.sampling(body, "temperature", 0, 2)
+    OPENAI.sampling(body, "top_p", 0, 1)
+    include = body.get("include")
+    if include is not None and not isinstance(include, list):
+        raise OPENAI.wording.wrong_type("include", "list", include)
     for i, value in enumerate(include or ()):
         if not isinstance(value, str):
             raise type_error(f"include[{i}]", "a string", value)
-    parallel = _optional(body, "parallel_tool_calls", bool, "a boolean")
-    stream = _optional(body, "stream", bool, "a boolean")
-    _optional(body, "store", bool, "a boolean")
-    _optional(body, "instructions", str, "a string")
-    _optional(body, "previous_response_id", str, "a string")
-    _optional(body, "metadata", dict, "an object")
+    parallel = OPENAI.boolean(body, "parallel_tool_calls")
+    stream = OPENAI.boolean(body, "stream")
+    OPENAI.boolean(body, "store")
+    OPENAI.string(body, "instructions")
+    OPENAI.string(body, "previous_response_id")
+    OPENAI.object(body, "metadata")
     return {
         "tool_choice": _tool_choice(body.get("tool_choice")),
         "tools": _callable_tools(_tools(body.get("tools")), body.get("tool_choice")),
