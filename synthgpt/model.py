@@ -287,6 +287,16 @@ class ModelRequest(_Frozen):
         except ValidationError as exc:
             raise request_error_from(exc) from None
 
+    @classmethod
+    def from_decoded(cls, neutral: dict[str, Any]) -> ModelRequest:
+        """Validate the neutral dict a wire decoder just built from a parsed body (which nobody else holds):
+        `from_dict` without its defensive deep copy. For decoders whose checks do not yet cover every value
+        (Gemini, Ollama, Cohere, Bedrock); the others build their requests with `built`."""
+        try:
+            return cls.model_validate(neutral)
+        except ValidationError as exc:
+            raise request_error_from(exc) from None
+
     # -- derived views used by matchers and generators --
 
     def header(self, name: str) -> str | None:

@@ -6,7 +6,6 @@ the offending field, then what is wrong with it; the path is also the RequestErr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from ...model import (
     content_parts,
 )
 from ..common import check_schema, dumps
+from ..fields import ANTHROPIC
 
 __all__ = ["decode_messages_request", "messages_request"]
 
@@ -58,23 +58,6 @@ def _need(body: Mapping[str, Any], key: str, kind: type, what: str, prefix: str 
     return value
 
 
-def _sampling(body: Mapping[str, Any], key: str, most: float | None) -> None:
-    """`temperature`/`top_p` within [0, most], `top_k` (most None) a whole number >= 0. They are kept in the
-    request (and journaled): NaN or an infinity there would make the journal not JSON."""
-    value = body.get(key)
-    if value is None:
-        return
-    if most is None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _fail(key, "Input should be a valid integer")
-    elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _fail(key, "Input should be a valid number")
-    if value < 0:
-        raise _fail(key, "Input should be greater than or equal to 0")
-    if most is not None and value > most:
-        raise _fail(key, f"Input should be less than or equal to {most:g}")
-
-
 def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """The keyword arguments of the ModelRequest a Messages body asks for."""
     if not isinstance(body, dict):
@@ -101,8 +84,10 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     if tool_choice.mode == "named" and not any(t.name == tool_choice.name for t in tools):
         raise _fail("tool_choice.name", f"Tool '{tool_choice.name}' not found in tools")
     _stop_sequences(body.get("stop_sequences"))
-    for key, most in (("temperature", 1.0), ("top_p", 1.0), ("top_k", None)):
-        _sampling(body, key, most)
+    # kept in the request (and journaled): NaN or an infinity there would make the journal not JSON
+    ANTHROPIC.sampling(body, "temperature", 0, 1)
+    ANTHROPIC.sampling(body, "top_p", 0, 1)
+    ANTHROPIC.integer(body, "top_k", 0)
     return {
         "api": "messages",
         "model": model,
