@@ -69,11 +69,7 @@ def _bad_value(param: str, value: Any, supported: tuple[str, ...]) -> RequestErr
     return RequestError(f"Invalid value: '{value}'. Supported values are: {listed}.", param)
 
 
-def _string(body: Mapping[str, Any], key: str, param: str, *, required: bool = False) -> str | None:
-    return CHAT.string(body, key, param, required=required)
-
-
-_boolean, _integer, _number = CHAT.boolean, CHAT.integer, CHAT.sampling
+_string, _boolean, _integer, _number = CHAT.string, CHAT.boolean, CHAT.integer, CHAT.sampling
 
 
 def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
@@ -374,6 +370,13 @@ def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"kind": "json_schema", "name": name, "schema": schema, "strict": bool(strict)}
 
 
+_EXTRAS = frozenset(
+    {"temperature", "top_p", "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs", "seed",
+     "store", "user", "stop", "metadata", "service_tier"}
+)  # fmt: skip
+"""The fields `_validate_extras` reads."""
+
+
 def _validate_extras(body: Mapping[str, Any]) -> None:
     _number(body, "temperature", 0, 2)
     _number(body, "top_p", 0, 1)
@@ -437,8 +440,9 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             "array instead.",
             "messages",
         )
-    functions = _functions(body)
-    tools = _tools(body)
+    # each reader below passes an absent field: `in` tests spare most bodies the calls
+    functions = _functions(body) if "functions" in body else None
+    tools = _tools(body) if "tools" in body else []
     stream = bool(_boolean(body, "stream"))
     stream_options = body.get("stream_options")
     if stream_options is not None:
@@ -452,28 +456,36 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             raise _type_error("stream_options.include_usage", "a boolean", stream_options["include_usage"])
     limit = _integer(body, "max_completion_tokens", 1)
     legacy_limit = _integer(body, "max_tokens", 1)
-    effort = _string(body, "reasoning_effort", "reasoning_effort")
+    effort = _string(body, "reasoning_effort", "reasoning_effort") if "reasoning_effort" in body else None
     if effort is not None and effort not in _EFFORTS:
         raise _bad_value("reasoning_effort", effort, _EFFORTS)
-    parallel = _boolean(body, "parallel_tool_calls")
-    _validate_extras(body)
+    parallel = _boolean(body, "parallel_tool_calls") if "parallel_tool_calls" in body else None
+    if not _EXTRAS.isdisjoint(body):  # each check passes when its field is absent: most bodies skip them all
+        _validate_extras(body)
     # both checked whichever is used: each is refused without the list it chooses from
-    tool_choice = _tool_choice(body, tools)
-    function_call = _function_call(body, functions)
+    tool_choice = _tool_choice(body, tools) if "tool_choice" in body else None
+    function_call = _function_call(body, functions) if "function_call" in body else None
     if functions is not None:
         tool_choice = function_call
-    messages_out = [_message(m, i, functions is not None) for i, m in enumerate(messages)]
-    _name_tool_results(messages_out)
+    neutral_messages = _plain_messages(messages)
+    if neutral_messages is None:
+        messages_out = [_message(m, i, functions is not None) for i, m in enumerate(messages)]
+        _name_tool_results(messages_out)
+        neutral_messages = tuple(map(_neutral_message, messages_out))
+    if functions is not None:
+        neutral_tools = tuple(map(_neutral_tool, functions))
+    else:
+        neutral_tools = tuple(map(_neutral_tool, _allowed(body, tools))) if tools else ()
     return built(
         ModelRequest,
         api="chat",
         model=model,
-        messages=tuple(map(_neutral_message, messages_out)),
+        messages=neutral_messages,
         tool_choice=_neutral_choice(tool_choice),
-        tools=tuple(map(_neutral_tool, _allowed(body, tools) if functions is None else functions)),
-        response_schema=_neutral_schema(_response_format(body)),
+        tools=neutral_tools,
+        response_schema=_neutral_schema(_response_format(body)) if "response_format" in body else None,
         max_output_tokens=limit if limit is not None else legacy_limit,
-        n=_integer(body, "n", 1, 128) or 1,
+        n=_integer(body, "n", 1, 128) or 1 if "n" in body else 1,
         stream=stream,
         stream_options=dict(stream_options or {}),
         # a legacy answer holds one function call at most
@@ -489,6 +501,24 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
 
 
 _AUTO = ToolChoice()
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+
+def _plain_messages(messages: list[Any]) -> tuple[Message, ...] | None:
+    """The messages, when every one is `{"role": ..., "content": "text"}` without a tool in sight (most
+    requests): what `_message` and `_neutral_message` make of them, in one pass. None for any other."""
+    out = []
+    for msg in messages:
+        if type(msg) is not dict or len(msg) != 2:
+            return None
+        role, content = msg.get("role"), msg.get("content")
+        if type(content) is not str or type(role) is not str or role not in _PLAIN_ROLES:
+            return None
+        if role == "assistant":  # `_message` gives an assistant message its (here empty) tool calls
+            out.append(built(Message, role=role, content=content, tool_calls=()))
+        else:
+            out.append(built(Message, role=role, content=content))
+    return tuple(out)
 
 
 def _neutral_message(msg: dict[str, Any]) -> Message:
