@@ -6,8 +6,8 @@ in. It was written before the decoders stopped validating through pydantic (issu
 one gave, body for body. Regenerate it only for a change that means to alter what a body decodes to.
 
 The bodies: each route's base request from the HTTP fuzz tests and the bench cases, each of their values
-replaced by each hostile value (wrong types, out of range, empty, huge, deep) or deleted, and raw bodies
-that are not JSON objects at all.
+replaced by each hostile value (wrong types, out of range, empty, huge, deep) or deleted, all of their
+top-level values replaced at once (which refusal comes first), and raw bodies that are not JSON objects.
 """
 
 from __future__ import annotations
@@ -168,6 +168,11 @@ def corpus() -> Iterator[tuple[str, bytes]]:
             yield route, json.dumps(_replaced(base, spot, None, True)).encode()
             for new in HOSTILE:
                 yield route, json.dumps(_replaced(base, spot, new, False)).encode()
+        if isinstance(base, dict):  # every field but the first wrong at once: which one is named first
+            for new in HOSTILE:
+                keep = next(iter(base))
+                yield route, json.dumps({k: v if k == keep else new for k, v in base.items()}).encode()
+                yield route, json.dumps({k: new for k in reversed(base)}).encode()
     for route in _codecs():
         for raw in RAW:
             yield route, raw

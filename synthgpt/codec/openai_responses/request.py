@@ -317,6 +317,37 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("stop", "stop_sequences"):
         if key in body:  # Chat and Messages parameters; silently ignoring one would let text run past it
             raise RequestError(f"Unknown parameter: '{key}'.", key, code="unknown_parameter")
+    # each check passes when its field is absent: most bodies skip them (in the order refusals are named)
+    if not _SAMPLING.isdisjoint(body):
+        _check_sampling(body)
+    parallel = OPENAI.boolean(body, "parallel_tool_calls")
+    stream = OPENAI.boolean(body, "stream")
+    if not _STATE.isdisjoint(body):
+        OPENAI.boolean(body, "store")
+        OPENAI.string(body, "instructions")
+        OPENAI.string(body, "previous_response_id")
+        OPENAI.object(body, "metadata")
+    tools = body.get("tools")
+    choice = body.get("tool_choice")
+    return {
+        "tool_choice": _tool_choice(choice),
+        "tools": _callable_tools(_tools(tools), choice) if tools is not None or choice is not None else (),
+        "response_schema": _schema(body.get("text")),
+        "reasoning": _reasoning(body.get("reasoning")),
+        "max_output_tokens": max_out,
+        "parallel_tool_calls": True if parallel is None else parallel,
+        "stream": bool(stream),
+        "extra": ({k: body[k] for k in ECHOED if k in body} if not _ECHOED.isdisjoint(body) else {})
+        | (_hosted(tools) if tools is not None else {}),
+    }
+
+
+_SAMPLING = frozenset({"top_logprobs", "temperature", "top_p", "include"})
+_STATE = frozenset({"store", "instructions", "previous_response_id", "metadata"})
+_ECHOED = frozenset(ECHOED)
+
+
+def _check_sampling(body: Mapping[str, Any]) -> None:
     OPENAI.integer(body, "top_logprobs", 0, 20)
     OPENAI.sampling(body, "temperature", 0, 2)
     OPENAI.sampling(body, "top_p", 0, 1)
@@ -326,22 +357,6 @@ def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     for i, value in enumerate(include or ()):
         if not isinstance(value, str):
             raise type_error(f"include[{i}]", "a string", value)
-    parallel = OPENAI.boolean(body, "parallel_tool_calls")
-    stream = OPENAI.boolean(body, "stream")
-    OPENAI.boolean(body, "store")
-    OPENAI.string(body, "instructions")
-    OPENAI.string(body, "previous_response_id")
-    OPENAI.object(body, "metadata")
-    return {
-        "tool_choice": _tool_choice(body.get("tool_choice")),
-        "tools": _callable_tools(_tools(body.get("tools")), body.get("tool_choice")),
-        "response_schema": _schema(body.get("text")),
-        "reasoning": _reasoning(body.get("reasoning")),
-        "max_output_tokens": max_out,
-        "parallel_tool_calls": True if parallel is None else parallel,
-        "stream": bool(stream),
-        "extra": {k: body[k] for k in ECHOED if k in body} | _hosted(body.get("tools")),
-    }
 
 
 def _hosted(tools: Any) -> dict[str, Any]:
