@@ -27,7 +27,11 @@ from bench.cases import ANTHROPIC_HEADERS, OPENAI_HEADERS, PROMPT
 __all__ = ["main"]
 
 
-def _apis() -> dict[str, tuple[Any, Callable[[str], dict[str, Any]], tuple[tuple[str, str], ...], dict[str, str]]]:
+Api = tuple[Any, Callable[[str], dict[str, Any]], tuple[tuple[str, str], ...], dict[str, str]]
+"""A codec, how to make a body from a prompt, the headers an SDK sends, the path parameters."""
+
+
+def _apis() -> dict[str, Api]:
     from synthgpt.codec import (
         BedrockCodec,
         ChatCodec,
@@ -46,15 +50,16 @@ def _apis() -> dict[str, tuple[Any, Callable[[str], dict[str, Any]], tuple[tuple
         "responses": (ResponsesCodec(), lambda p: {"model": "gpt-4o", "input": p, "stream": True,
                                                    "max_output_tokens": 40}, OPENAI_HEADERS, {}),
         "messages": (MessagesCodec(), lambda p: {"model": "claude-sonnet-4-5", "max_tokens": 1024,
-                                                 "messages": [{**user, "content": p}]}, ANTHROPIC_HEADERS, {}),
+                                                 "messages": [{**user, "content": p}]},
+                     ANTHROPIC_HEADERS, {}),
         "embeddings": (EmbeddingsCodec(), lambda p: {"model": "text-embedding-3-small", "input": p},
                        OPENAI_HEADERS, {}),
         "gemini": (GeminiCodec(), lambda p: {"contents": [{"role": "user", "parts": [{"text": p}]}]},
                    OPENAI_HEADERS, {"model": "gemini-2.5-flash"}),
         "ollama": (OllamaCodec(), lambda p: {"model": "llama3.2", "messages": [{**user, "content": p}]},
                    OPENAI_HEADERS, {}),
-        "cohere": (CohereCodec(), lambda p: {"model": "command-a-03-2025", "messages": [{**user, "content": p}]},
-                   OPENAI_HEADERS, {}),
+        "cohere": (CohereCodec(), lambda p: {"model": "command-a-03-2025",
+                                             "messages": [{**user, "content": p}]}, OPENAI_HEADERS, {}),
         "bedrock": (BedrockCodec(), lambda p: {"messages": [{"role": "user", "content": [{"text": p}]}]},
                     OPENAI_HEADERS, {"model_id": "anthropic.claude-sonnet-4-5-v1:0"}),
     }  # fmt: skip

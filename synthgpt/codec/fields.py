@@ -28,6 +28,11 @@ __all__ = ["ANTHROPIC", "CHAT", "OPENAI", "Fields", "Wording"]
 
 _EXPECTED = {"string": "a string", "boolean": "a boolean", "integer": "an integer", "number": "a number",
              "decimal": "a decimal", "object": "an object", "list": "an array of strings"}  # fmt: skip
+_ANTHROPIC_EXPECTED = {
+    "string": "a valid string", "boolean": "a valid boolean", "integer": "a valid integer",
+    "number": "a valid number", "decimal": "a valid number", "object": "a valid dictionary",
+    "list": "a valid list",
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +48,7 @@ class Wording:
 
     def wrong_type(self, param: str, kind: str, value: Any) -> RequestError:
         if self.anthropic:
-            what = {"string": "a valid string", "boolean": "a valid boolean", "integer": "a valid integer",
-                    "number": "a valid number", "decimal": "a valid number", "object": "a valid dictionary",
-                    "list": "a valid list"}[kind]  # fmt: skip
-            return RequestError(f"{param}: Input should be {what}", param)
+            return RequestError(f"{param}: Input should be {_ANTHROPIC_EXPECTED[kind]}", param)
         return type_error(param, _EXPECTED[kind], value, code="invalid_type" if self.codes else None)
 
     def missing(self, param: str) -> RequestError:
@@ -55,14 +57,17 @@ class Wording:
         return RequestError(f"Missing required parameter: '{param}'.", param,
                             code="missing_required_parameter" if self.codes else None)  # fmt: skip
 
-    def out_of_range(self, param: str, kind: str, value: float, lo: float | None, hi: float | None) -> RequestError:
+    def out_of_range(
+        self, param: str, kind: str, value: float, lo: float | None, hi: float | None
+    ) -> RequestError:
         above = lo is None or not value < lo
         if self.anthropic:
             bound = f"less than or equal to {hi:g}" if above else f"greater than or equal to {lo:g}"
             return RequestError(f"{param}: Input should be {bound}", param)
         if self.ranges_between and kind != "integer":
             return RequestError(
-                f"Invalid '{param}': expected a value between {lo:g} and {hi:g}, but got {value} instead.", param
+                f"Invalid '{param}': expected a value between {lo:g} and {hi:g}, but got {value} instead.",
+                param,
             )
         side = "above maximum" if above else "below minimum"
         expect = f"<= {hi:g}" if above else f">= {lo:g}"

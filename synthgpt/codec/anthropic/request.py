@@ -29,12 +29,14 @@ from ..fields import ANTHROPIC
 __all__ = ["decode_messages_request", "messages_request"]
 
 _PASSED_THROUGH = ("metadata", "service_tier", "stop_sequences", "temperature", "top_k", "top_p", "container")
+_PASSED = frozenset(_PASSED_THROUGH)
 _TEXT_BLOCKS = ("text",)
 _SKIPPED_BLOCKS = frozenset(
     {"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
      "code_execution_tool_result", "container_upload"}
 )  # fmt: skip
 _MIN_THINKING_BUDGET = 1024
+_SAMPLING = frozenset({"temperature", "top_p", "top_k"})
 
 
 def _fail(param: str, message: str) -> RequestError:
@@ -84,10 +86,11 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     if tool_choice.mode == "named" and not any(t.name == tool_choice.name for t in tools):
         raise _fail("tool_choice.name", f"Tool '{tool_choice.name}' not found in tools")
     _stop_sequences(body.get("stop_sequences"))
-    # kept in the request (and journaled): NaN or an infinity there would make the journal not JSON
-    ANTHROPIC.sampling(body, "temperature", 0, 1)
-    ANTHROPIC.sampling(body, "top_p", 0, 1)
-    ANTHROPIC.integer(body, "top_k", 0)
+    if not _SAMPLING.isdisjoint(body):  # most bodies set none of them
+        # kept in the request (and journaled): NaN or an infinity there would make the journal not JSON
+        ANTHROPIC.sampling(body, "temperature", 0, 1)
+        ANTHROPIC.sampling(body, "top_p", 0, 1)
+        ANTHROPIC.integer(body, "top_k", 0)
     return {
         "api": "messages",
         "model": model,
@@ -100,7 +103,7 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
         "stream": stream,
         "reasoning": _thinking(body.get("thinking"), max_tokens),
         "headers": headers,
-        "extra": {k: body[k] for k in _PASSED_THROUGH if k in body},
+        "extra": {k: body[k] for k in _PASSED_THROUGH if k in body} if not _PASSED.isdisjoint(body) else {},
     }
 
 

@@ -25,8 +25,8 @@ from ...model import (
     content_parts,
 )
 from ..common import check_schema, json_type_name, type_error
-from ..fields import CHAT
 from ..errors import unsupported_custom_tool
+from ..fields import CHAT
 from ..headers import journal_headers
 from .reasoning import chat_reasoning
 

@@ -16,7 +16,6 @@ from pydantic import ValidationError
 from ...errors import RequestError
 from ...model import (
     Message,
-    ModelRequest,
     ReasoningRequest,
     ResponseSchema,
     Tool,
@@ -34,7 +33,6 @@ __all__ = [
     "ECHOED",
     "conversation_messages",
     "decode_input",
-    "decode_responses_request",
     "decode_settings",
     "type_error",
 ]
@@ -292,9 +290,8 @@ def _schema(text: Any) -> ResponseSchema | None:
         if not isinstance(fmt[key], expected):
             raise type_error(f"text.format.{key}", named, fmt[key])
     check_schema(fmt["schema"], "text.format.schema", f"text.format '{fmt['name']}'")
-    return built(
-        ResponseSchema, kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
-    )
+    return built(ResponseSchema, kind="json_schema", name=fmt["name"], schema_=fmt["schema"],
+                 strict=bool(fmt.get("strict")))  # fmt: skip
 
 
 def _reasoning(value: Any) -> ReasoningRequest | None:
