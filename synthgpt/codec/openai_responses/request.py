@@ -161,6 +161,9 @@ def _tools(value: Any) -> tuple[Tool, ...]:
     for i, t in enumerate(value):
         if not isinstance(t, dict):
             raise type_error(f"tools[{i}]", "an object", t)
+        kind = t.get("type")
+        if kind is not None and not isinstance(kind, str):  # a list here reached a dict look-up: a 500
+            raise type_error(f"tools[{i}].type", "a string", kind)
         if t.get("type") == "custom":
             raise unsupported_custom_tool(f"tools[{i}].type")
         if t.get("type", "function") != "function":
