@@ -486,18 +486,20 @@ def request_error_from(exc: ValidationError) -> RequestError:
 # ------------------------------------------------------------------------------- trusted construction
 
 _M = TypeVar("_M", bound=BaseModel)
-_LAYOUTS: dict[type[BaseModel], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+_Layout = tuple[dict[str, Any], tuple[tuple[str, Any], ...], dict[str, Any] | None]
+_LAYOUTS: dict[type[BaseModel], _Layout] = {}
 
 
-def _layout(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
-    """The plain defaults of `cls`'s fields, in field order (those with a factory hold None), and the
-    (name, factory) pairs that make a fresh default each time."""
+def _layout(cls: type[BaseModel]) -> _Layout:
+    """The plain defaults of `cls`'s fields, in field order (those with a factory hold None), the (name,
+    factory) pairs that make a fresh default each time, and the private attributes' defaults (None: none)."""
     layout = _LAYOUTS.get(cls)
     if layout is None:
         fields = cls.model_fields
         defaults = {name: None if f.default_factory else f.default for name, f in fields.items()}
         factories = tuple((name, f.default_factory) for name, f in fields.items() if f.default_factory)
-        layout = _LAYOUTS[cls] = (defaults, factories)
+        private = {name: p.get_default() for name, p in cls.__private_attributes__.items()} or None
+        layout = _LAYOUTS[cls] = (defaults, factories, private)
     return layout
 
 
@@ -512,7 +514,7 @@ def built(cls: type[_M], /, **fields: Any) -> _M:
     (JSON parsed from UTF-8 holds no lone surrogate). `tests/codec/test_decode_equivalence.py` proves the
     decoders' requests equal the validated ones. Users' `ModelRequest(...)` and rule files still validate.
     """
-    defaults, factories = _LAYOUTS.get(cls) or _layout(cls)
+    defaults, factories, private = _LAYOUTS.get(cls) or _layout(cls)
     data = defaults.copy()  # in field order; updating a key keeps its place
     for name, factory in factories:
         if name not in fields:
@@ -523,7 +525,7 @@ def built(cls: type[_M], /, **fields: Any) -> _M:
     setattr_(obj, "__dict__", data)
     setattr_(obj, "__pydantic_fields_set__", set(fields))
     setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", {"_fingerprint": None} if cls is ModelRequest else None)
+    setattr_(obj, "__pydantic_private__", None if private is None else private.copy())
     return obj
 
 

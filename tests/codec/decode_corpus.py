@@ -12,7 +12,6 @@ top-level values replaced at once (which refusal comes first), and raw bodies th
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import sys
@@ -38,6 +37,7 @@ from synthgpt.model import ModelRequest
 from synthgpt.pipeline import Answered, accept
 from tests.fuzz import test_http_fuzz as openai_routes
 from tests.fuzz import test_http_fuzz_new_apis as other_routes
+from tests.fuzz.test_http_fuzz import replace
 
 EXPECTED = Path(__file__).with_name("decode_corpus.json")
 
@@ -148,26 +148,14 @@ def _spots(value: Any, prefix: tuple[Any, ...] = (), depth: int = 4) -> Iterator
         yield from _spots(v, (*prefix, k), depth - 1)
 
 
-def _replaced(body: Any, spot: tuple[Any, ...], new: Any, delete: bool) -> Any:
-    out = copy.deepcopy(body)
-    parent = out
-    for step in spot[:-1]:
-        parent = parent[step]
-    if delete:
-        del parent[spot[-1]]
-    else:
-        parent[spot[-1]] = copy.deepcopy(new)
-    return out
-
-
 def corpus() -> Iterator[tuple[str, bytes]]:
     """(route key, raw body) pairs, in a fixed order."""
     for route, base in bases():
         yield route, json.dumps(base).encode()
         for spot in _spots(base):
-            yield route, json.dumps(_replaced(base, spot, None, True)).encode()
+            yield route, json.dumps(replace(base, spot, None, True)).encode()
             for new in HOSTILE:
-                yield route, json.dumps(_replaced(base, spot, new, False)).encode()
+                yield route, json.dumps(replace(base, spot, new, False)).encode()
         if isinstance(base, dict):  # every field but the first wrong at once: which one is named first
             for new in HOSTILE:
                 keep = next(iter(base))
