@@ -23,7 +23,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
@@ -488,6 +488,7 @@ def request_error_from(exc: ValidationError) -> RequestError:
 _M = TypeVar("_M", bound=BaseModel)
 _Layout = tuple[dict[str, Any], tuple[tuple[str, Any], ...], dict[str, Any] | None]
 _LAYOUTS: dict[type[BaseModel], _Layout] = {}
+_PRIVATE_FACTORIES: set[type[BaseModel]] = set()
 
 
 def _layout(cls: type[BaseModel]) -> _Layout:
@@ -498,9 +499,21 @@ def _layout(cls: type[BaseModel]) -> _Layout:
         fields = cls.model_fields
         defaults = {name: None if f.default_factory else f.default for name, f in fields.items()}
         factories = tuple((name, f.default_factory) for name, f in fields.items() if f.default_factory)
-        private = {name: p.get_default() for name, p in cls.__private_attributes__.items()} or None
+        private = _private_defaults(cls) or None
+        if any(p.default_factory is not None for p in cls.__private_attributes__.values()):
+            _PRIVATE_FACTORIES.add(cls)  # a fresh default per instance, never one shared
         layout = _LAYOUTS[cls] = (defaults, factories, private)
     return layout
+
+
+def _private_defaults(cls: type[BaseModel]) -> dict[str, Any]:
+    """The private attributes' defaults, as pydantic's `__init__` sets them (one without a default: unset)."""
+    out: dict[str, Any] = {}
+    for name, attr in cls.__private_attributes__.items():
+        value = attr.default_factory() if attr.default_factory is not None else attr.default  # type: ignore[call-arg]
+        if value is not PydanticUndefined:
+            out[name] = value
+    return out
 
 
 def built(cls: type[_M], /, **fields: Any) -> _M:
@@ -525,7 +538,9 @@ def built(cls: type[_M], /, **fields: Any) -> _M:
     setattr_(obj, "__dict__", data)
     setattr_(obj, "__pydantic_fields_set__", set(fields))
     setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", None if private is None else private.copy())
+    if private is not None:
+        private = private.copy() if cls not in _PRIVATE_FACTORIES else _private_defaults(cls)
+    setattr_(obj, "__pydantic_private__", private)
     return obj
 
 

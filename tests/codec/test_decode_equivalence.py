@@ -13,10 +13,10 @@ import json
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, PrivateAttr, ValidationError
 
 from synthgpt import MockGPT
-from synthgpt.model import Message, ModelRequest, TextPart, built
+from synthgpt.model import Message, ModelRequest, TextPart, _Frozen, built
 from tests.codec import decode_corpus
 
 
@@ -84,3 +84,15 @@ def test_a_built_request_is_frozen_and_caches_its_fingerprint_like_a_validated_o
     # defaults made by a factory are fresh for each request, never shared
     assert built(ModelRequest).extra is not built(ModelRequest).extra
     assert built(TextPart, text="a") == TextPart(text="a")
+
+
+def test_built_sets_private_attributes_as_pydantic_does() -> None:
+    class Cached(_Frozen):
+        a: int = 1
+        _fresh: list[int] = PrivateAttr(default_factory=list)
+        _plain: int | None = PrivateAttr(default=None)
+        _unset: int = PrivateAttr()
+
+    one, two = built(Cached), built(Cached)
+    assert one.__pydantic_private__ == Cached().__pydantic_private__ == {"_fresh": [], "_plain": None}
+    assert one._fresh is not two._fresh  # a factory's default is made per instance
