@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.codec.common import parse_json_body
+from synthgpt.codec.common import parse_json_stdlib
 from synthgpt.codec.envelope import decode_envelope, parse_body
 from synthgpt.codec.headers import KeptHeaders, journal_headers
 from synthgpt.errors import RequestError
@@ -26,7 +26,7 @@ BODIES: list[bytes] = [
 
 @pytest.mark.parametrize("raw", BODIES)
 def test_the_same_json_as_the_stdlib_path(raw: bytes) -> None:
-    got, want = parse_body(raw), parse_json_body(raw)
+    got, want = parse_body(raw), parse_json_stdlib(raw)
     assert got == want and json.dumps(got) == json.dumps(want)
 
 
@@ -39,7 +39,7 @@ REFUSED: list[bytes] = [
 @pytest.mark.parametrize("raw", REFUSED)
 def test_every_refusal_worded_as_before(raw: bytes) -> None:
     with pytest.raises(RequestError) as want:
-        parse_json_body(raw)
+        parse_json_stdlib(raw)
     with pytest.raises(RequestError) as got:
         parse_body(raw)
     assert (got.value.message, got.value.param) == (want.value.message, want.value.param)
