@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .codec.base import WireCodec
-from .codec.common import parse_json_body
+from .codec.envelope import decode_envelope
 from .codec.errors import error_headers
 from .codec.framing import stream_media_type
 from .codec.openai_chat.encode import openai_response_headers
@@ -227,10 +227,11 @@ def accept(
 ) -> Accepted | Answered:
     """Parse, decode and check the model is served: the request, or the answer refusing it."""
     try:
-        body = parse_json_body(raw)
+        envelope = decode_envelope(raw, headers)
+        body = envelope.body
         if stream and isinstance(body, dict):
             body = {**body, "stream": True}
-        req = codec.decode(body, headers, params)
+        req = codec.decode(body, envelope.headers, params)
         rid = request_id(mock.seed, req.api, req.fingerprint())
         if not serves(mock, req.model):
             spec = model_not_found(req.model)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import MissingEmbeddings, RequestError
-from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
+from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, built
 from ..tokens import count_tokens
 from .base import Frame
 from .common import dumps
@@ -153,14 +153,9 @@ class EmbeddingsCodec:
             if model == "text-embedding-ada-002":
                 raise RequestError("This model does not support specifying dimensions.", "dimensions")
         extra = {k: body[k] for k in ("encoding_format", "user") if body.get(k) is not None}
-        return ModelRequest(
-            api="embeddings",
-            model=model,
-            inputs=inputs,
-            dimensions=dims,
-            headers=journal_headers(headers),
-            extra=extra,
-        )
+        # every value checked above: built without validating it again (`model.built`)
+        return built(ModelRequest, api="embeddings", model=model, inputs=inputs, dimensions=dims,
+                     headers=journal_headers(headers), extra=extra)  # fmt: skip
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         vectors = checked_vectors(output, request)

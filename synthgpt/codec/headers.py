@@ -9,9 +9,9 @@ forgot to swap it for a dummy one. So every codec's `decode` passes the headers 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
-__all__ = ["CREDENTIAL_HEADERS", "is_credential", "journal_headers"]
+__all__ = ["CREDENTIAL_HEADERS", "KeptHeaders", "is_credential", "journal_headers"]
 
 CREDENTIAL_HEADERS = frozenset(
     {
@@ -44,8 +44,33 @@ same dozen names, so each is judged once (a bounded cache: a client inventing na
 _KEPT_MAX = 4096
 
 
+class KeptHeaders(Mapping[str, str]):
+    """Headers already decoded by `journal_headers` (what `codec.envelope` hands every codec): decoding
+    them again returns the same pairs at no cost. A mapping by lower-cased name; the last value wins."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: tuple[tuple[str, str], ...]) -> None:
+        self.pairs = pairs
+
+    def __getitem__(self, name: str) -> str:
+        name = name.lower()
+        for k, v in reversed(self.pairs):
+            if k == name:
+                return v
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict(self.pairs))
+
+    def __len__(self) -> int:
+        return len(dict(self.pairs))
+
+
 def journal_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """Request headers as a `ModelRequest` keeps them: names lower-cased, credentials left out."""
+    if isinstance(headers, KeptHeaders):
+        return headers.pairs
     items = headers.items() if isinstance(headers, Mapping) else headers
     kept = _KEPT
     out = []

@@ -25,13 +25,18 @@ from ..generators.structured import compiled_schema
 from ..logprobs import alternatives_asked
 from ..model import ModelRequest
 
-__all__ = ["HEAVY_EMBEDDING_FLOATS", "Worker", "heavy"]
+__all__ = ["HEAVY_EMBEDDING_FLOATS", "LARGE_BODY_BYTES", "Worker", "heavy"]
 
 T = TypeVar("T")
 
 HEAVY_EMBEDDING_FLOATS = 100_000
 """An embeddings batch of at least this many floats (inputs x dimensions: ~2 MB of JSON, ~0.3 s) is heavy."""
 
+
+LARGE_BODY_BYTES = 64 * 1024
+"""A request body of at least this many bytes is parsed and decoded in the worker thread as well: a 16 MB
+embeddings batch took 1.5 s to count its tokens before being refused, and a 3,000-property schema 0.2 s
+to check, all of it on the loop. Real chat bodies are smaller; a hand-off costs ~0.2 ms."""
 
 HEAVY_CHOICES = 64
 """Choices times (1 + logprob alternatives per token) from which a Chat answer is heavy: `n=64`, or

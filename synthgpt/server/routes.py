@@ -34,7 +34,7 @@ from ..errors import BodyTooLarge, SynthGPTError
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
 from .memo import remember
 from .observe import note_answered, note_api, note_frames
-from .offload import Worker, heavy
+from .offload import LARGE_BODY_BYTES, Worker, heavy
 from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
 
@@ -130,7 +130,11 @@ async def handle(request: Request, codec: WireCodec) -> Response:
         await pace.admit()
     worker: Worker = request.app.state.worker
     async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
-        accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
+        if len(raw) >= LARGE_BODY_BYTES:  # parsing and checking it may take long: off the loop too
+            params = _params(request)
+            accepted = await worker.run(partial(accept, mock, codec, raw, request.headers, params, path=path))
+        else:
+            accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
         if isinstance(accepted, Answered):
             answered = accepted
         elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing

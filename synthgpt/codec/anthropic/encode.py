@@ -26,7 +26,7 @@ from ..common import dumps
 from ..errors import restate_default
 from ..headers import journal_headers
 from ..sse import chunk_text, text_deltas
-from .request import decode_messages_request
+from .request import messages_request
 
 __all__ = [
     "ERROR_TYPES",
@@ -128,7 +128,7 @@ class MessagesCodec:
     api: ApiKind = "messages"
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
-        return ModelRequest(**decode_messages_request(body, journal_headers(headers)))
+        return messages_request(body, journal_headers(headers))
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         message = _message(output, _blocks(output), _stop_reason(output))

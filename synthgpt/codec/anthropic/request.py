@@ -6,25 +6,37 @@ the offending field, then what is wrong with it; the path is also the RequestErr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from ...errors import RequestError
-from ...model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from ...model import (
+    Message,
+    ModelRequest,
+    ReasoningRequest,
+    ResponseSchema,
+    Tool,
+    ToolCall,
+    ToolChoice,
+    built,
+    content_parts,
+)
 from ..common import check_schema, dumps
+from ..fields import ANTHROPIC
 
-__all__ = ["decode_messages_request"]
+__all__ = ["decode_messages_request", "messages_request"]
 
 _PASSED_THROUGH = ("metadata", "service_tier", "stop_sequences", "temperature", "top_k", "top_p", "container")
+_PASSED = frozenset(_PASSED_THROUGH)
 _TEXT_BLOCKS = ("text",)
 _SKIPPED_BLOCKS = frozenset(
     {"thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
      "code_execution_tool_result", "container_upload"}
 )  # fmt: skip
 _MIN_THINKING_BUDGET = 1024
+_SAMPLING = frozenset({"temperature", "top_p", "top_k"})
 
 
 def _fail(param: str, message: str) -> RequestError:
@@ -48,23 +60,6 @@ def _need(body: Mapping[str, Any], key: str, kind: type, what: str, prefix: str 
     return value
 
 
-def _sampling(body: Mapping[str, Any], key: str, most: float | None) -> None:
-    """`temperature`/`top_p` within [0, most], `top_k` (most None) a whole number >= 0. They are kept in the
-    request (and journaled): NaN or an infinity there would make the journal not JSON."""
-    value = body.get(key)
-    if value is None:
-        return
-    if most is None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _fail(key, "Input should be a valid integer")
-    elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _fail(key, "Input should be a valid number")
-    if value < 0:
-        raise _fail(key, "Input should be greater than or equal to 0")
-    if most is not None and value > most:
-        raise _fail(key, f"Input should be less than or equal to {most:g}")
-
-
 def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """The keyword arguments of the ModelRequest a Messages body asks for."""
     if not isinstance(body, dict):
@@ -79,7 +74,7 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     messages: list[Message] = []
     system = body.get("system")
     if system is not None:
-        messages.append(Message(role="system", content=_system_text(system)))
+        messages.append(built(Message, role="system", content=_system_text(system)))
     names: dict[str, str] = {}
     for i, raw in enumerate(raw_messages):
         messages.extend(_message(raw, i, names))
@@ -91,8 +86,11 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     if tool_choice.mode == "named" and not any(t.name == tool_choice.name for t in tools):
         raise _fail("tool_choice.name", f"Tool '{tool_choice.name}' not found in tools")
     _stop_sequences(body.get("stop_sequences"))
-    for key, most in (("temperature", 1.0), ("top_p", 1.0), ("top_k", None)):
-        _sampling(body, key, most)
+    if not _SAMPLING.isdisjoint(body):  # most bodies set none of them
+        # kept in the request (and journaled): NaN or an infinity there would make the journal not JSON
+        ANTHROPIC.sampling(body, "temperature", 0, 1)
+        ANTHROPIC.sampling(body, "top_p", 0, 1)
+        ANTHROPIC.integer(body, "top_k", 0)
     return {
         "api": "messages",
         "model": model,
@@ -105,8 +103,13 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
         "stream": stream,
         "reasoning": _thinking(body.get("thinking"), max_tokens),
         "headers": headers,
-        "extra": {k: body[k] for k in _PASSED_THROUGH if k in body},
+        "extra": {k: body[k] for k in _PASSED_THROUGH if k in body} if not _PASSED.isdisjoint(body) else {},
     }
+
+
+def messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> ModelRequest:
+    """The ModelRequest a Messages body asks for, built from the values checked above (`model.built`)."""
+    return built(ModelRequest, **decode_messages_request(body, headers))
 
 
 def _stop_sequences(value: Any) -> None:
@@ -147,7 +150,7 @@ def _message(raw: Any, i: int, names: dict[str, str]) -> list[Message]:
         raise _fail(f"{param}.role", "Input should be 'user' or 'assistant'")
     content = raw.get("content")
     if isinstance(content, str):
-        return [Message(role=role, content=content)]
+        return [built(Message, role=role, content=content)]
     if not isinstance(content, list):
         raise _fail(f"{param}.content", "Input should be a valid string or a list of content blocks")
     parts: list[dict[str, Any]] = []
@@ -172,13 +175,14 @@ def _message(raw: Any, i: int, names: dict[str, str]) -> list[Message]:
             continue
         else:  # image, document, search_result, …: kept as a non-text part
             parts.append({"type": kind})
+    text, neutral_parts = content_parts(parts)  # each a text block with string text, or a typed block
     if role == "assistant":
-        return [Message(role="assistant", content=parts, tool_calls=tuple(calls))]
+        return [built(Message, role="assistant", content=text, parts=neutral_parts, tool_calls=tuple(calls))]
     if calls:
         raise _fail(param, "tool_use blocks can only appear in assistant messages")
     out = list(results)
     if parts or not results:
-        out.append(Message(role="user", content=parts))
+        out.append(built(Message, role="user", content=text, parts=neutral_parts))
     return out
 
 
@@ -189,7 +193,7 @@ def _tool_use(block: Mapping[str, Any], param: str) -> ToolCall:
     args = block.get("input", {})
     if not isinstance(args, dict):
         raise _fail(f"{param}.input", "Input should be a valid dictionary")
-    return ToolCall(id=block["id"], name=block["name"], arguments=dumps(args))
+    return built(ToolCall, id=block["id"], name=block["name"], arguments=dumps(args))
 
 
 def _tool_result(block: Mapping[str, Any], param: str, names: Mapping[str, str]) -> Message:
@@ -207,8 +211,8 @@ def _tool_result(block: Mapping[str, Any], param: str, names: Mapping[str, str])
         content = "\n".join(texts)
     elif not isinstance(content, str):
         raise _fail(f"{param}.content", "Input should be a valid string or a list of content blocks")
-    return Message(
-        role="tool", content=content, tool_call_id=call_id, name=names.get(call_id),
+    return built(
+        Message, role="tool", content=content, tool_call_id=call_id, name=names.get(call_id),
         is_error=bool(block.get("is_error", False)),
     )  # fmt: skip
 
@@ -230,33 +234,38 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         if not isinstance(schema, dict):
             raise _fail(f"tools.{i}.input_schema", "Field required")
         _check_schema(schema, f"tools.{i}.input_schema", f"tool '{t['name']}'")
-        try:
-            tools.append(
-                Tool(name=t["name"], description=t.get("description") or "", parameters=schema,
-                     strict=bool(t.get("strict", False)))
-            )  # fmt: skip
+        fields = {"name": t["name"], "description": t.get("description") or "", "parameters": schema,
+                  "strict": bool(t.get("strict", False))}  # fmt: skip
+        if isinstance(fields["description"], str):
+            tools.append(built(Tool, **fields))
+            continue
+        try:  # rare: a description that is not a string, refused in pydantic's words
+            tools.append(Tool(**fields))
         except ValidationError as exc:
             raise _fail(f"tools.{i}", exc.errors()[0]["msg"]) from None
     return tuple(tools)
 
 
+_AUTO = ToolChoice()
+
+
 def _tool_choice(value: Any) -> tuple[ToolChoice, bool]:
     if value is None:
-        return ToolChoice(), True
+        return _AUTO, True
     if not isinstance(value, dict):
         raise _fail("tool_choice", "Input should be a valid dictionary")
     parallel = not value.get("disable_parallel_tool_use", False)
     kind = value.get("type")
     if kind == "auto":
-        return ToolChoice(mode="auto"), parallel
+        return built(ToolChoice, mode="auto"), parallel
     if kind == "any":
-        return ToolChoice(mode="required"), parallel
+        return built(ToolChoice, mode="required"), parallel
     if kind == "none":
-        return ToolChoice(mode="none"), parallel
+        return built(ToolChoice, mode="none"), parallel
     if kind == "tool":
         if not isinstance(value.get("name"), str):
             raise _fail("tool_choice.name", "Field required")
-        return ToolChoice(mode="named", name=value["name"]), parallel
+        return built(ToolChoice, mode="named", name=value["name"]), parallel
     raise _fail("tool_choice.type", "Input should be 'auto', 'any', 'tool' or 'none'")
 
 
@@ -269,7 +278,7 @@ def _thinking(value: Any, max_tokens: int) -> ReasoningRequest | None:
     if kind == "disabled":
         return None
     if kind == "adaptive":
-        return ReasoningRequest(effort="adaptive", summary=value.get("display"))
+        return built(ReasoningRequest, effort="adaptive", summary=value.get("display"))
     if kind != "enabled":
         raise _fail("thinking.type", "Input should be 'enabled', 'adaptive' or 'disabled'")
     budget = value.get("budget_tokens")
@@ -282,7 +291,7 @@ def _thinking(value: Any, max_tokens: int) -> ReasoningRequest | None:
         )
     if budget >= max_tokens:
         raise RequestError("`max_tokens` must be greater than `thinking.budget_tokens`.", "max_tokens")
-    return ReasoningRequest(budget_tokens=budget, summary=value.get("display"))
+    return built(ReasoningRequest, budget_tokens=budget, summary=value.get("display"))
 
 
 def _schema(body: Mapping[str, Any]) -> ResponseSchema | None:
@@ -298,4 +307,4 @@ def _schema(body: Mapping[str, Any]) -> ResponseSchema | None:
     ):
         raise _fail("output_config.format", "Input should be {'type': 'json_schema', 'schema': {...}}")
     _check_schema(fmt["schema"], "output_config.format.schema", "output_config.format")
-    return ResponseSchema(kind="json_schema", name="output", schema_=fmt["schema"], strict=True)
+    return built(ResponseSchema, kind="json_schema", name="output", schema_=fmt["schema"], strict=True)

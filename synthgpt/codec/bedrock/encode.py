@@ -81,7 +81,7 @@ class BedrockCodec:
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
         neutral = decode_converse(body, params.get("model_id", ""), headers, stream=self.stream)
-        return ModelRequest.from_dict(neutral)
+        return ModelRequest.from_decoded(neutral)
 
     def framing(self, request: ModelRequest) -> Framing:
         return EVENTSTREAM

@@ -155,7 +155,7 @@ def decode_converse(body: Any, model: str, headers: Mapping[str, str], *, stream
     if not messages:
         raise validation_error("A conversation must start with a user message. Try again with a conversation "
                                "that starts with a user message.", "messages")  # fmt: skip
-    blocks = body.get("system") or []
+    blocks = _list(body["system"], "system") if body.get("system") is not None else []
     system = [s["text"] for s in blocks if isinstance(s, dict) and isinstance(s.get("text"), str)]
     if system:
         messages.insert(0, {"role": "system", "content": "\n".join(system)})
@@ -173,7 +173,8 @@ def decode_converse(body: Any, model: str, headers: Mapping[str, str], *, stream
                 )
             neutral["max_output_tokens"] = limit
         if inference.get("stopSequences"):
-            neutral["extra"]["stop_sequences"] = [s for s in inference["stopSequences"] if isinstance(s, str)]
+            stops = _list(inference["stopSequences"], "inferenceConfig.stopSequences")
+            neutral["extra"]["stop_sequences"] = [s for s in stops if isinstance(s, str)]
         for key in ("temperature", "topP"):
             if inference.get(key) is not None:
                 neutral["extra"][key] = inference[key]

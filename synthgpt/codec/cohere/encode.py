@@ -64,7 +64,7 @@ class CohereCodec:
     api: ApiKind = "cohere"
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
-        return ModelRequest.from_dict(decode_cohere_chat(body, headers))
+        return ModelRequest.from_decoded(decode_cohere_chat(body, headers))
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant"}

@@ -40,7 +40,8 @@ def _one(request: Any, param: str) -> tuple[str, int | None, str | None]:
         raise invalid(f"Invalid value at '{param}': expected an object.", param)
     if request.get("content") is None:
         raise invalid("* EmbedContentRequest.content: content is not specified", param + ".content")
-    (text,) = text_of_contents(request["content"], param + ".content")
+    texts = text_of_contents(request["content"], param + ".content")
+    text = texts[0] if len(texts) == 1 else ""  # `content: []` (no Content at all) was a 500
     if not text:
         raise invalid("* EmbedContentRequest.content: contains an empty Part.", param + ".content")
     task = field(request, "taskType")

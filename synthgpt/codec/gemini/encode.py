@@ -144,7 +144,7 @@ class GeminiCodec(GoogleAnswers):
                 raise RequestError(f"Invalid value for 'alt': {alt!r} (expected 'sse' or 'json').", "alt",
                                    code="INVALID_ARGUMENT")  # fmt: skip
             neutral.update(stream=True, stream_options={"alt": alt})
-        return ModelRequest.from_dict(neutral)
+        return ModelRequest.from_decoded(neutral)
 
     def framing(self, request: ModelRequest) -> Framing:
         return _SSE if request.stream_options.get("alt") == "sse" else JSON_ARRAY

@@ -207,6 +207,7 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
 
 def _tool_choice(config: Any) -> dict[str, Any] | str:
     calling = field(_object(config, "toolConfig"), "functionCallingConfig") or {}
+    calling = _object(calling, "toolConfig.functionCallingConfig")  # a number here was a 500
     mode = str(calling.get("mode") or "AUTO").upper()
     allowed = field(calling, "allowedFunctionNames") or []
     if mode in ("ANY", "VALIDATED") and len(allowed) == 1:

@@ -91,7 +91,7 @@ class OllamaCodec:
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
         decode = decode_ollama_generate if self.generate else decode_ollama_chat
-        return ModelRequest.from_dict(decode(body, headers))
+        return ModelRequest.from_decoded(decode(body, headers))
 
     def framing(self, request: ModelRequest) -> Framing:
         return NDJSON
@@ -175,7 +175,7 @@ class OllamaEmbedCodec(OllamaCodec):
         self.legacy = legacy
 
     def decode(self, body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
-        return ModelRequest.from_dict(decode_ollama_embed(body, headers, legacy=self.legacy))
+        return ModelRequest.from_decoded(decode_ollama_embed(body, headers, legacy=self.legacy))
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
         vectors = checked_vectors(output, request)

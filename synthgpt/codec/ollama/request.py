@@ -131,6 +131,8 @@ def _common(body: dict[str, Any], neutral: dict[str, Any], headers: Mapping[str,
     if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
         neutral["max_output_tokens"] = limit  # -1 (no limit) and -2 (fill the context) set none
     stop = options.get("stop")
+    if stop is not None and not isinstance(stop, str | list):  # a number here was a 500
+        raise ollama_invalid("options.stop must be a string or an array of strings", "options.stop")
     if stop is not None:
         extra["stop"] = [stop] if isinstance(stop, str) else [s for s in stop if isinstance(s, str)]
     extra.update({k: options[k] for k in _OPTIONS_EXTRA if options.get(k) is not None})

@@ -39,13 +39,27 @@ def _thinking_flag(body: Mapping[str, Any]) -> bool | None:
     return None
 
 
+_REASONS: dict[str, bool] = {}
+"""Model name -> whether it reasons by default; every request names its model, most name one of a few."""
+
+
+def _reasons_by_default(model: str) -> bool:
+    known = _REASONS.get(model)
+    if known is None:
+        known = _REASONING_MODELS.search(model) is not None and _OPENAI_NAMES.match(model) is None
+        if len(_REASONS) >= 1024:  # a client inventing names cannot grow it
+            _REASONS.clear()
+        _REASONS[model] = known
+    return known
+
+
 def chat_reasoning(body: Mapping[str, Any], model: str, effort: str | None) -> dict[str, Any] | None:
     """The neutral reasoning request of a Chat body: `reasoning_effort`, an explicit ask, or a reasoning
     model's default; None when no reasoning happens."""
     flag = _thinking_flag(body)
     if effort not in (None, "none"):
         return {"effort": effort}
-    reasoning_model = _REASONING_MODELS.search(model) is not None and _OPENAI_NAMES.match(model) is None
+    reasoning_model = _reasons_by_default(model)
     if flag is True or (flag is None and effort is None and reasoning_model):
         return {}
     return None

@@ -12,12 +12,21 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from ...errors import RequestError
-from ...model import ModelRequest, request_error_from
+from ...model import (
+    Message,
+    ModelRequest,
+    ReasoningRequest,
+    ResponseSchema,
+    Tool,
+    ToolCall,
+    ToolChoice,
+    built,
+    content_parts,
+)
 from ..common import check_schema, json_type_name, type_error
 from ..errors import unsupported_custom_tool
+from ..fields import CHAT
 from ..headers import journal_headers
 from .reasoning import chat_reasoning
 
@@ -60,57 +69,7 @@ def _bad_value(param: str, value: Any, supported: tuple[str, ...]) -> RequestErr
     return RequestError(f"Invalid value: '{value}'. Supported values are: {listed}.", param)
 
 
-def _string(body: Mapping[str, Any], key: str, param: str, *, required: bool = False) -> str | None:
-    if key not in body or body[key] is None:
-        if required:
-            raise _missing(param)
-        return None
-    value = body[key]
-    if not isinstance(value, str):
-        raise _type_error(param, "a string", value)
-    return value
-
-
-def _boolean(body: Mapping[str, Any], key: str) -> bool | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        raise _type_error(key, "a boolean", value)
-    return value
-
-
-def _integer(body: Mapping[str, Any], key: str, lo: int | None = None, hi: int | None = None) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _type_error(key, "an integer", value)
-    if lo is not None and value < lo:
-        raise RequestError(
-            f"Invalid '{key}': integer below minimum value. Expected a value >= {lo}, "
-            f"but got {value} instead.",
-            key,
-        )
-    if hi is not None and value > hi:
-        raise RequestError(
-            f"Invalid '{key}': integer above maximum value. Expected a value <= {hi}, "
-            f"but got {value} instead.",
-            key,
-        )
-    return value
-
-
-def _number(body: Mapping[str, Any], key: str, lo: float, hi: float) -> None:
-    value = body.get(key)
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _type_error(key, "a number", value)
-    if not lo <= value <= hi:
-        raise RequestError(
-            f"Invalid '{key}': expected a value between {lo:g} and {hi:g}, but got {value} instead.", key
-        )
+_string, _boolean, _integer, _number = CHAT.string, CHAT.boolean, CHAT.integer, CHAT.sampling
 
 
 def _content(msg: Mapping[str, Any], param: str, role: str) -> Any:
@@ -411,6 +370,13 @@ def _response_format(body: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"kind": "json_schema", "name": name, "schema": schema, "strict": bool(strict)}
 
 
+_EXTRAS = frozenset(
+    {"temperature", "top_p", "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs", "seed",
+     "store", "user", "stop", "metadata", "service_tier"}
+)  # fmt: skip
+"""The fields `_validate_extras` reads."""
+
+
 def _validate_extras(body: Mapping[str, Any]) -> None:
     _number(body, "temperature", 0, 2)
     _number(body, "top_p", 0, 1)
@@ -435,9 +401,7 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
                 f"with length {len(stop)} instead.",
                 "stop",
             )
-    metadata = body.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise _type_error("metadata", "an object", metadata)
+    CHAT.object(body, "metadata")
     tier = _string(body, "service_tier", "service_tier")
     if tier is not None and tier not in _SERVICE_TIERS:
         raise _bad_value("service_tier", tier, _SERVICE_TIERS)
@@ -476,8 +440,9 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             "array instead.",
             "messages",
         )
-    functions = _functions(body)
-    tools = _tools(body)
+    # each reader below passes an absent field: `in` tests spare most bodies the calls
+    functions = _functions(body) if "functions" in body else None
+    tools = _tools(body) if "tools" in body else []
     stream = bool(_boolean(body, "stream"))
     stream_options = body.get("stream_options")
     if stream_options is not None:
@@ -491,37 +456,106 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             raise _type_error("stream_options.include_usage", "a boolean", stream_options["include_usage"])
     limit = _integer(body, "max_completion_tokens", 1)
     legacy_limit = _integer(body, "max_tokens", 1)
-    effort = _string(body, "reasoning_effort", "reasoning_effort")
+    effort = _string(body, "reasoning_effort", "reasoning_effort") if "reasoning_effort" in body else None
     if effort is not None and effort not in _EFFORTS:
         raise _bad_value("reasoning_effort", effort, _EFFORTS)
-    parallel = _boolean(body, "parallel_tool_calls")
-    _validate_extras(body)
+    parallel = _boolean(body, "parallel_tool_calls") if "parallel_tool_calls" in body else None
+    if not _EXTRAS.isdisjoint(body):  # each check passes when its field is absent: most bodies skip them all
+        _validate_extras(body)
     # both checked whichever is used: each is refused without the list it chooses from
-    tool_choice = _tool_choice(body, tools)
-    function_call = _function_call(body, functions)
+    tool_choice = _tool_choice(body, tools) if "tool_choice" in body else None
+    function_call = _function_call(body, functions) if "function_call" in body else None
     if functions is not None:
         tool_choice = function_call
-    neutral: dict[str, Any] = {
-        "api": "chat",
-        "model": model,
-        "messages": [_message(m, i, functions is not None) for i, m in enumerate(messages)],
-        "tool_choice": tool_choice,
-        "tools": _allowed(body, tools) if functions is None else functions,
-        "response_schema": _response_format(body),
-        "max_output_tokens": limit if limit is not None else legacy_limit,
-        "n": _integer(body, "n", 1, 128) or 1,
-        "stream": stream,
-        "stream_options": dict(stream_options or {}),
+    neutral_messages = _plain_messages(messages)
+    if neutral_messages is None:
+        messages_out = [_message(m, i, functions is not None) for i, m in enumerate(messages)]
+        _name_tool_results(messages_out)
+        neutral_messages = tuple(map(_neutral_message, messages_out))
+    if functions is not None:
+        neutral_tools = tuple(map(_neutral_tool, functions))
+    else:
+        neutral_tools = tuple(map(_neutral_tool, _allowed(body, tools))) if tools else ()
+    return built(
+        ModelRequest,
+        api="chat",
+        model=model,
+        messages=neutral_messages,
+        tool_choice=_neutral_choice(tool_choice),
+        tools=neutral_tools,
+        response_schema=_neutral_schema(_response_format(body)) if "response_format" in body else None,
+        max_output_tokens=limit if limit is not None else legacy_limit,
+        n=_integer(body, "n", 1, 128) or 1 if "n" in body else 1,
+        stream=stream,
+        stream_options=dict(stream_options or {}),
         # a legacy answer holds one function call at most
-        "parallel_tool_calls": (True if parallel is None else parallel) and functions is None,
-        "reasoning": chat_reasoning(body, model or "", effort),
-        "headers": journal_headers(headers),
-        "extra": {k: v for k, v in body.items() if k not in _HANDLED},
-    }
-    _name_tool_results(neutral["messages"])
-    try:
-        # `neutral` was just built from a parsed body nobody else holds: from_dict's defensive deep copy
-        # (half the cost of decoding) protects nothing here
-        return ModelRequest.model_validate(neutral)
-    except ValidationError as exc:
-        raise request_error_from(exc) from None
+        parallel_tool_calls=(True if parallel is None else parallel) and functions is None,
+        reasoning=_neutral_reasoning(chat_reasoning(body, model or "", effort)),
+        headers=journal_headers(headers),
+        extra={k: v for k, v in body.items() if k not in _HANDLED},
+    )
+
+
+# The checked wire values as neutral models, built without validating them again (`model.built`): each
+# holds what `ModelRequest.model_validate` made of the same dicts (`test_decode_equivalence.py`).
+
+
+_AUTO = ToolChoice()
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+
+def _plain_messages(messages: list[Any]) -> tuple[Message, ...] | None:
+    """The messages, when every one is `{"role": ..., "content": "text"}` without a tool in sight (most
+    requests): what `_message` and `_neutral_message` make of them, in one pass. None for any other."""
+    out = []
+    for msg in messages:
+        if type(msg) is not dict or len(msg) != 2:
+            return None
+        role, content = msg.get("role"), msg.get("content")
+        if type(content) is not str or type(role) is not str or role not in _PLAIN_ROLES:
+            return None
+        if role == "assistant":  # `_message` gives an assistant message its (here empty) tool calls
+            out.append(built(Message, role=role, content=content, tool_calls=()))
+        else:
+            out.append(built(Message, role=role, content=content))
+    return tuple(out)
+
+
+def _neutral_message(msg: dict[str, Any]) -> Message:
+    content = msg["content"]
+    fields: dict[str, Any] = {}
+    if isinstance(content, list):  # `_content` checked each part
+        fields["content"], fields["parts"] = content_parts(content)
+    else:
+        fields["content"] = "" if content is None else content
+    for key in ("role", "name", "tool_call_id"):
+        if key in msg:
+            fields[key] = msg[key]
+    if "tool_calls" in msg:
+        fields["tool_calls"] = tuple(built(ToolCall, **call) for call in msg["tool_calls"])
+    return built(Message, **fields)
+
+
+def _neutral_tool(tool: dict[str, Any]) -> Tool:
+    return built(Tool, **{k: v for k, v in tool.items() if v is not None})
+
+
+def _neutral_choice(choice: str | dict[str, Any] | None) -> ToolChoice:
+    if choice is None:
+        return _AUTO
+    if isinstance(choice, str):
+        return built(ToolChoice, mode=choice)
+    return built(ToolChoice, **choice)
+
+
+def _neutral_schema(schema: dict[str, Any] | None) -> ResponseSchema | None:
+    if schema is None:
+        return None
+    fields = dict(schema)
+    if "schema" in fields:
+        fields["schema_"] = fields.pop("schema")
+    return built(ResponseSchema, **fields)
+
+
+def _neutral_reasoning(reasoning: dict[str, Any] | None) -> ReasoningRequest | None:
+    return None if reasoning is None else built(ReasoningRequest, **reasoning)

@@ -17,7 +17,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ...errors import RequestError, ResponseNotFound
-from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall
+from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall, built
 from ..base import Frame
 from ..common import dumps
 from ..errors import openai_error_body
@@ -71,14 +71,16 @@ class ResponsesCodec:
             )
         turn = decode_input(body["input"], history) if body.get("input") is not None else []
         instructions = body.get("instructions")
-        system = [Message(role="system", content=instructions)] if instructions else []
+        system = [built(Message, role="system", content=instructions)] if instructions else []
         messages = (*system, *history, *turn)
         if not any(m.role != "system" for m in messages):
             raise RequestError(
                 "Invalid 'input': the conversation has no messages.", "input", code="empty_array"
             )
-        return ModelRequest(
-            api="responses", model=model, messages=messages, headers=journal_headers(headers), **settings
+        # every value checked by the decoders above: built without validating it again (`model.built`)
+        return built(
+            ModelRequest, api="responses", model=model, messages=messages, headers=journal_headers(headers),
+            **settings,
         )
 
     # ------------------------------------------------------------------------------------------- encode

@@ -8,19 +8,34 @@ history never gets a 400 for it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from ...errors import RequestError
-from ...model import Message, ReasoningRequest, ResponseSchema, Tool, ToolCall, ToolChoice
+from ...model import (
+    Message,
+    ReasoningRequest,
+    ResponseSchema,
+    Tool,
+    ToolCall,
+    ToolChoice,
+    built,
+    content_parts,
+)
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
+from ..fields import OPENAI
 from .hosted import HOSTED_EXTRA, hosted_tools
 
-__all__ = ["ECHOED", "conversation_messages", "decode_input", "decode_settings", "type_error"]
+__all__ = [
+    "ECHOED",
+    "conversation_messages",
+    "decode_input",
+    "decode_settings",
+    "type_error",
+]
 
 ECHOED = (
     "background", "include", "instructions", "max_tool_calls", "metadata", "previous_response_id",
@@ -44,16 +59,16 @@ def _text_of(value: Any, param: str) -> str:
         return value
     if isinstance(value, list):
         try:
-            return Message(role="tool", content=value).content
-        except ValidationError as exc:
-            raise RequestError(f"Invalid value for '{param}': {exc.errors()[0]['msg']}", param) from None
+            return content_parts(value)[0]
+        except ValueError as exc:
+            raise RequestError(f"Invalid value for '{param}': Value error, {exc}", param) from None
     raise type_error(param, "a string or an array of content parts", value)
 
 
 def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]:
     """The conversation carried by `input`, in order; `history` names the tools of earlier calls."""
     if isinstance(value, str):
-        return [Message(role="user", content=value)]
+        return [built(Message, role="user", content=value)]
     if not isinstance(value, list):
         raise type_error("input", "a string or an array of input items", value)
     out: list[Message] = []
@@ -72,7 +87,7 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
             if last is not None and last.role == "assistant":  # calls of one turn share one assistant message
                 out[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
             else:
-                out.append(Message(role="assistant", tool_calls=(call,)))
+                out.append(built(Message, role="assistant", content="", tool_calls=(call,)))
         elif kind == "function_call_output":
             call_id = item.get("call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -88,7 +103,8 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                     code="missing_required_parameter",
                 )
             text = _text_of(item["output"], f"{param}.output")
-            out.append(Message(role="tool", content=text, tool_call_id=call_id, name=call_names.get(call_id)))
+            out.append(built(Message, role="tool", content=text, tool_call_id=call_id,
+                             name=call_names.get(call_id)))  # fmt: skip
         elif isinstance(kind, str) and (
             kind in _SKIPPED_ITEMS or kind.endswith("_call") or kind.endswith("_output")
         ):
@@ -113,13 +129,13 @@ def _message(item: Mapping[str, Any], param: str) -> Message:
     content = item.get("content")
     if not isinstance(content, str | list):
         raise type_error(f"{param}.content", "a string or an array of content parts", content)
+    if isinstance(content, str):
+        return built(Message, role=role, content=content)
     try:
-        return Message(role=role, content=content)
-    except ValidationError as exc:
-        raise RequestError(
-            f"Invalid value for '{param}.content': {exc.errors()[0]['msg'].removeprefix('Value error, ')}",
-            f"{param}.content",
-        ) from None
+        text, parts = content_parts(content)
+    except ValueError as exc:
+        raise RequestError(f"Invalid value for '{param}.content': {exc}", f"{param}.content") from None
+    return built(Message, role=role, content=text, parts=parts)
 
 
 def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
@@ -133,7 +149,7 @@ def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
     arguments = item.get("arguments", "{}")
     if not isinstance(arguments, str):
         raise type_error(f"{param}.arguments", "a string", arguments)
-    return ToolCall(id=item["call_id"], name=item["name"], arguments=arguments)
+    return built(ToolCall, id=item["call_id"], name=item["name"], arguments=arguments)
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
@@ -145,6 +161,9 @@ def _tools(value: Any) -> tuple[Tool, ...]:
     for i, t in enumerate(value):
         if not isinstance(t, dict):
             raise type_error(f"tools[{i}]", "an object", t)
+        kind = t.get("type")
+        if kind is not None and not isinstance(kind, str):  # a list here reached a dict look-up: a 500
+            raise type_error(f"tools[{i}].type", "a string", kind)
         if t.get("type") == "custom":
             raise unsupported_custom_tool(f"tools[{i}].type")
         if t.get("type", "function") != "function":
@@ -160,10 +179,12 @@ def _tools(value: Any) -> tuple[Tool, ...]:
             raise type_error(f"tools[{i}].parameters", "an object", params)
         if params is not None:
             check_schema(params, f"tools[{i}].parameters", f"function '{t['name']}'", tool=True)
-        try:
-            tools.append(
-                Tool.model_validate({k: t.get(k) for k in ("name", "description", "parameters", "strict")})
-            )
+        fields = {k: t[k] for k in ("name", "description", "parameters", "strict") if t.get(k) is not None}
+        if isinstance(fields.get("description", ""), str) and isinstance(fields.get("strict", False), bool):
+            tools.append(built(Tool, **fields))
+            continue
+        try:  # rare: a value pydantic coerces (`strict: "yes"`) or refuses, in its own words
+            tools.append(Tool.model_validate(fields))
         except ValidationError as exc:
             raise RequestError(
                 f"Invalid value for 'tools[{i}]': {exc.errors()[0]['msg']}", f"tools[{i}]"
@@ -173,7 +194,7 @@ def _tools(value: Any) -> tuple[Tool, ...]:
 
 def _tool_choice(value: Any) -> ToolChoice:
     if value is None:
-        return ToolChoice()
+        return _AUTO
     if isinstance(value, str):
         if value not in ("auto", "none", "required"):
             raise RequestError(
@@ -181,7 +202,7 @@ def _tool_choice(value: Any) -> ToolChoice:
                 "tool_choice",
                 code="invalid_value",
             )
-        return ToolChoice(mode=value)
+        return built(ToolChoice, mode=value)
     if not isinstance(value, dict):
         raise type_error("tool_choice", "a string or an object", value)
     if value.get("type") == "function":
@@ -191,14 +212,17 @@ def _tool_choice(value: Any) -> ToolChoice:
                 "tool_choice.name",
                 code="missing_required_parameter",
             )
-        return ToolChoice(mode="named", name=value["name"])
+        return built(ToolChoice, mode="named", name=value["name"])
     if value.get("type") == "custom":
         raise unsupported_custom_tool("tool_choice.type")
     if value.get("type") == "allowed_tools":
         mode = value.get("mode", "auto")
-        return ToolChoice(mode="required" if mode == "required" else "auto")
+        return built(ToolChoice, mode="required" if mode == "required" else "auto")
     # a hosted tool forced (web search, …): the provider would run it and answer, so no function is called
-    return ToolChoice(mode="none")
+    return built(ToolChoice, mode="none")
+
+
+_AUTO = ToolChoice()
 
 
 def _undeclared(param: str, name: str) -> RequestError:
@@ -251,7 +275,7 @@ def _schema(text: Any) -> ResponseSchema | None:
     if kind == "text":
         return None
     if kind == "json_object":
-        return ResponseSchema(kind="json_object")
+        return built(ResponseSchema, kind="json_object")
     if kind != "json_schema":
         raise RequestError(
             "Invalid value for 'text.format.type': expected 'text', 'json_object' or 'json_schema', "
@@ -269,9 +293,8 @@ def _schema(text: Any) -> ResponseSchema | None:
         if not isinstance(fmt[key], expected):
             raise type_error(f"text.format.{key}", named, fmt[key])
     check_schema(fmt["schema"], "text.format.schema", f"text.format '{fmt['name']}'")
-    return ResponseSchema(
-        kind="json_schema", name=fmt["name"], schema_=fmt["schema"], strict=bool(fmt.get("strict"))
-    )
+    return built(ResponseSchema, kind="json_schema", name=fmt["name"], schema_=fmt["schema"],
+                 strict=bool(fmt.get("strict")))  # fmt: skip
 
 
 def _reasoning(value: Any) -> ReasoningRequest | None:
@@ -285,79 +308,55 @@ def _reasoning(value: Any) -> ReasoningRequest | None:
     for key, v in (("effort", effort), ("summary", summary)):
         if v is not None and not isinstance(v, str):
             raise type_error(f"reasoning.{key}", "a string", v)
-    return ReasoningRequest(effort=effort, summary=summary)
-
-
-def _optional(body: Mapping[str, Any], key: str, kind: type, expected: str) -> Any:
-    value = body.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise type_error(key, expected, value)
-    return value
-
-
-def _decimal(body: Mapping[str, Any], key: str, most: float) -> None:
-    """A sampling setting within [0, most]: the response echoes it, so NaN would make the body not JSON."""
-    value = body.get(key)
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise type_error(key, "a decimal", value)
-    if not math.isfinite(value) or not 0 <= value <= most:
-        above = not value < 0
-        raise RequestError(
-            f"Invalid '{key}': decimal {'above maximum' if above else 'below minimum'} value. "
-            f"Expected a value {f'<= {most:g}' if above else '>= 0'}, but got {value} instead.",
-            key,
-            code="decimal_above_max_value" if above else "decimal_below_min_value",
-        )
+    return built(ReasoningRequest, effort=effort, summary=summary)
 
 
 def decode_settings(body: Mapping[str, Any]) -> dict[str, Any]:
     """Every ModelRequest field a Responses body sets, except `messages` and `headers`."""
-    max_out = _optional(body, "max_output_tokens", int, "an integer")
-    if max_out is not None and max_out < 1:
-        raise RequestError(
-            "Invalid 'max_output_tokens': integer below minimum value. "
-            f"Expected a value >= 1, but got {max_out} instead.",
-            "max_output_tokens",
-            code="integer_below_min_value",
-        )
+    max_out = OPENAI.integer(body, "max_output_tokens", 1)
     for key in ("stop", "stop_sequences"):
         if key in body:  # Chat and Messages parameters; silently ignoring one would let text run past it
             raise RequestError(f"Unknown parameter: '{key}'.", key, code="unknown_parameter")
-    top_logprobs = _optional(body, "top_logprobs", int, "an integer")
-    if top_logprobs is not None and not 0 <= top_logprobs <= 20:
-        above = top_logprobs > 20
-        raise RequestError(
-            f"Invalid 'top_logprobs': integer {'above maximum' if above else 'below minimum'} value. "
-            f"Expected a value {'<= 20' if above else '>= 0'}, but got {top_logprobs} instead.",
-            "top_logprobs",
-            code="integer_above_max_value" if above else "integer_below_min_value",
-        )
-    _decimal(body, "temperature", 2)
-    _decimal(body, "top_p", 1)
-    include = _optional(body, "include", list, "an array of strings")
-    for i, value in enumerate(include or ()):
-        if not isinstance(value, str):
-            raise type_error(f"include[{i}]", "a string", value)
-    parallel = _optional(body, "parallel_tool_calls", bool, "a boolean")
-    stream = _optional(body, "stream", bool, "a boolean")
-    _optional(body, "store", bool, "a boolean")
-    _optional(body, "instructions", str, "a string")
-    _optional(body, "previous_response_id", str, "a string")
-    _optional(body, "metadata", dict, "an object")
+    # each check passes when its field is absent: most bodies skip them (in the order refusals are named)
+    if not _SAMPLING.isdisjoint(body):
+        _check_sampling(body)
+    parallel = OPENAI.boolean(body, "parallel_tool_calls")
+    stream = OPENAI.boolean(body, "stream")
+    if not _STATE.isdisjoint(body):
+        OPENAI.boolean(body, "store")
+        OPENAI.string(body, "instructions")
+        OPENAI.string(body, "previous_response_id")
+        OPENAI.object(body, "metadata")
+    tools = body.get("tools")
+    choice = body.get("tool_choice")
     return {
-        "tool_choice": _tool_choice(body.get("tool_choice")),
-        "tools": _callable_tools(_tools(body.get("tools")), body.get("tool_choice")),
+        "tool_choice": _tool_choice(choice),
+        "tools": _callable_tools(_tools(tools), choice) if tools is not None or choice is not None else (),
         "response_schema": _schema(body.get("text")),
         "reasoning": _reasoning(body.get("reasoning")),
         "max_output_tokens": max_out,
         "parallel_tool_calls": True if parallel is None else parallel,
         "stream": bool(stream),
-        "extra": {k: body[k] for k in ECHOED if k in body} | _hosted(body.get("tools")),
+        "extra": ({k: body[k] for k in ECHOED if k in body} if not _ECHOED.isdisjoint(body) else {})
+        | (_hosted(tools) if tools is not None else {}),
     }
+
+
+_SAMPLING = frozenset({"top_logprobs", "temperature", "top_p", "include"})
+_STATE = frozenset({"store", "instructions", "previous_response_id", "metadata"})
+_ECHOED = frozenset(ECHOED)
+
+
+def _check_sampling(body: Mapping[str, Any]) -> None:
+    OPENAI.integer(body, "top_logprobs", 0, 20)
+    OPENAI.sampling(body, "temperature", 0, 2)
+    OPENAI.sampling(body, "top_p", 0, 1)
+    include = body.get("include")
+    if include is not None and not isinstance(include, list):
+        raise OPENAI.wording.wrong_type("include", "list", include)
+    for i, value in enumerate(include or ()):
+        if not isinstance(value, str):
+            raise type_error(f"include[{i}]", "a string", value)
 
 
 def _hosted(tools: Any) -> dict[str, Any]:

@@ -1,0 +1,55 @@
+"""The shared envelope decoder: orjson's parse, the stdlib's wording for every refusal, headers once."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from synthgpt.codec.common import parse_json_stdlib
+from synthgpt.codec.envelope import decode_envelope, parse_body
+from synthgpt.codec.headers import KeptHeaders, journal_headers
+from synthgpt.errors import RequestError
+
+BODIES: list[bytes] = [
+    b'{"n": 123456789012345678901234567890}',  # orjson would read a float
+    b'{"n": -9223372036854775809, "m": 18446744073709551615}',
+    b'{"t": "digits 12345678901234567890 in a string"}',
+    b'\xef\xbb\xbf{"bom": true}',
+    b'{"a": 1e-400, "b": -0.0, "c": 1.7976931348623157e308, "d": 0.1}',
+    b'{"dup": 1, "dup": 2}',
+    b'{"emoji": "\\ud83d\\ude00", "raw": "\xc3\xa9"}',
+    b"[" * 128 + b"]" * 128,
+]
+
+
+@pytest.mark.parametrize("raw", BODIES)
+def test_the_same_json_as_the_stdlib_path(raw: bytes) -> None:
+    got, want = parse_body(raw), parse_json_stdlib(raw)
+    assert got == want and json.dumps(got) == json.dumps(want)
+
+
+REFUSED: list[bytes] = [
+    b"", b"{", b"\xff\xfe", b'{"a": NaN}', b'{"a": -Infinity}', b'{"n": 1e999}', b'"\\ud800"',
+    b"[" * 129 + b"]" * 129, b"[" * 2000 + b"]" * 2000, b'{"a": 1} x',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("raw", REFUSED)
+def test_every_refusal_worded_as_before(raw: bytes) -> None:
+    with pytest.raises(RequestError) as want:
+        parse_json_stdlib(raw)
+    with pytest.raises(RequestError) as got:
+        parse_body(raw)
+    assert (got.value.message, got.value.param) == (want.value.message, want.value.param)
+
+
+def test_headers_are_decoded_once_credentials_dropped() -> None:
+    headers: Any = [("Authorization", "Bearer sk-x"), ("X-Case", "a"), ("x-case", "b"), ("Cookie", "s=1")]
+    envelope = decode_envelope(b"{}", headers)
+    assert isinstance(envelope.headers, KeptHeaders)
+    assert envelope.headers.pairs == (("x-case", "a"), ("x-case", "b"))
+    assert journal_headers(envelope.headers) is envelope.headers.pairs  # decoding again costs nothing
+    assert envelope.headers["X-CASE"] == "b" and "authorization" not in envelope.headers
+    assert dict(envelope.headers) == {"x-case": "b"} and len(envelope.headers) == 1
