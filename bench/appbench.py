@@ -44,6 +44,7 @@ class AsgiCall:
 
     def __init__(self, path: str, body: bytes, headers: tuple[tuple[str, str], ...], query: str = "") -> None:
         self.body = body
+        self.headers: list[tuple[bytes, bytes]] = []
         hdrs = [(b"host", b"127.0.0.1:8000"), (b"content-length", str(len(body)).encode())]
         hdrs += [(k.lower().encode(), v.encode()) for k, v in headers]
         self.scope: dict[str, Any] = {
@@ -54,7 +55,7 @@ class AsgiCall:
         }  # fmt: skip
 
     async def run(self, app: App) -> tuple[int, bytes, int]:
-        """(status, body bytes, number of body sends) of one call."""
+        """(status, body bytes, number of body sends) of one call; `self.headers` keeps the raw headers."""
         sent_body = False
         never: asyncio.Event = asyncio.Event()
 
@@ -74,6 +75,7 @@ class AsgiCall:
             nonlocal status, sends
             if message["type"] == "http.response.start":
                 status = message["status"]
+                self.headers = list(message.get("headers", ()))
             elif message["type"] == "http.response.body" and message.get("body"):
                 sends += 1
                 chunks.append(message["body"])
