@@ -46,6 +46,7 @@ async def _call(app: Any, path: str, body: bytes, host: bytes = b"127.0.0.1:8000
     return start["status"], start["headers"], b"".join(m.get("body", b"") for m in out[1:])
 
 
+HI = [{"role": "user", "content": "hi"}]
 CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Explain tides"}]}
 REQUESTS = [
     ("/v1/chat/completions", json.dumps(CHAT).encode()),
@@ -53,11 +54,10 @@ REQUESTS = [
     ("/v1/chat/completions", b'{"model": "gpt-4o", "messages": '),  # 400: not JSON
     ("/v1/chat/completions", json.dumps({**CHAT, "temperature": 9}).encode()),  # 400: out of range
     ("/v1/responses", json.dumps({"model": "gpt-4o", "input": "hi", "stream": True}).encode()),
-    ("/v1/messages", json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 50,
-                                 "messages": [{"role": "user", "content": "hi"}]}).encode()),  # fmt: skip
+    ("/v1/messages", json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 50, "messages": HI}).encode()),
     ("/v1/embeddings", json.dumps({"model": "text-embedding-3-small", "input": ["a", "b"]}).encode()),
-    ("/api/chat", json.dumps({"model": "llama3", "messages": [{"role": "user", "content": "hi"}]}).encode()),
-    ("/v2/chat", json.dumps({"model": "command-r", "messages": [{"role": "user", "content": "hi"}]}).encode()),
+    ("/api/chat", json.dumps({"model": "llama3", "messages": HI}).encode()),
+    ("/v2/chat", json.dumps({"model": "command-r", "messages": HI}).encode()),
 ]
 
 
