@@ -51,7 +51,7 @@ def _fast(value: Any) -> bytes | None:
         out = _orjson(value, option=_OPTIONS)
     except TypeError:  # beyond orjson: the standard encoder writes it or refuses it, with its own message
         return None
-    if _REPR_DIFFERS(out) is not None:
+    if b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None):  # `in` first: a regex is slow
         return None
     if b"null" in out and _loads(out) != value:  # a NaN or an infinity became null (or a tuple: harmless)
         return None
@@ -62,7 +62,7 @@ _orjson = orjson.dumps
 # dataclasses and datetimes are not JSON to the standard encoder: orjson hands them to its (absent) default
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 _loads = orjson.loads
-_REPR_DIFFERS = re.compile(rb"[0-9]e-|0\.0000").search
+_EXPONENT = re.compile(rb"[0-9]e-").search
 # what json.dumps builds on every call with these arguments; built once (encode keeps no state)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ENCODE_FINITE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
