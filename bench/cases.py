@@ -140,17 +140,23 @@ class Case:
     headers: tuple[tuple[str, str], ...]
     stream: bool
     target: float
-    """Minimum same-round ratio synthgpt / ceiling."""
+    """Minimum same-round ratio synthgpt / ceiling, the same request repeated."""
     server: str = "builtin"
     """Which synthgpt instance answers: `builtin` (no rule file) or `rules` (bench/rules/*.yaml)."""
     ceiling: str = "the same bytes in one response"
+    distinct: float | None = None
+    """Minimum ratio with every request different (None: `target`)."""
+
+    def target_for(self, mode: str) -> float:
+        return self.distinct if mode == "distinct" and self.distinct is not None else self.target
 
 
 STREAM_CEILING = "the same events, one SSE event per send"
 
 CASES: tuple[Case, ...] = (
     Case(
-        "chat", "chat, non-stream, built-in rules", "/v1/chat/completions", _chat, OPENAI_HEADERS, False, 0.75
+        "chat", "chat, non-stream, built-in rules", "/v1/chat/completions", _chat, OPENAI_HEADERS, False,
+        0.75, distinct=0.5,
     ),
     Case(
         "chat_stream",
@@ -191,6 +197,7 @@ CASES: tuple[Case, ...] = (
         False,
         0.5,
         server="rules",
+        distinct=0.25,
     ),
     Case(
         "schema",
@@ -200,6 +207,7 @@ CASES: tuple[Case, ...] = (
         OPENAI_HEADERS,
         False,
         0.5,
+        distinct=0.25,
     ),
 )
 

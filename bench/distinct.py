@@ -2,8 +2,8 @@
 
 Every request differs (a counter in the prompt), so nothing is replayed from the memo: this is the cost of
 decoding, drawing and encoding an answer through synthgpt's ASGI app, without sockets or HTTP parsing.
-The digest covers the status, headers and body of each answer: the same digest before and after a change
-means the change altered no byte on the wire for these requests.
+The first digest covers the status and body of each answer, the second its headers: the same digests before
+and after a change mean the change altered no byte on the wire for these requests.
 
     python -m bench.distinct                         # every case, µs of CPU per request and digests
     python -m bench.distinct --cases chat --profile  # plus a cProfile of one case
@@ -39,12 +39,17 @@ def bodies(case: Case, n: int, offset: int = 0) -> list[bytes]:
     return [json.dumps(body, separators=(",", ":")).encode() for body in made]
 
 
-async def _run(app: App, case: Case, reqs: list[bytes], digest: hashlib._Hash | None) -> float:
+async def _run(
+    app: App, case: Case, reqs: list[bytes], digest: hashlib._Hash | None, heads: hashlib._Hash | None = None
+) -> float:
     started = time.process_time()
     for body in reqs:
-        status, data, _ = await AsgiCall(case.path, body, case.headers).run(app)
+        call = AsgiCall(case.path, body, case.headers)
+        status, data, _ = await call.run(app)
         if digest is not None:
             digest.update(str(status).encode() + b"\0" + data + b"\0")
+        if heads is not None:
+            heads.update(b"".join(k + b":" + v + b"\n" for k, v in call.headers) + b"\0")
     return (time.process_time() - started) / len(reqs) * 1e6
 
 
@@ -64,16 +69,16 @@ def main(argv: list[str] | None = None) -> None:
     }
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     print(f"synthgpt from {__import__('synthgpt').__file__}")
-    print(f"{'case':<18} {'us/req':>8}  digest of {args.n} answers")
+    print(f"{'case':<18} {'us/req':>8}  digest of {args.n} answers (bodies, headers)")
     for case in (c for c in CASES if c.name in names):
         app = apps[case.server]
-        digest = hashlib.sha256()
-        asyncio.run(_run(app, case, bodies(case, args.n), digest))  # also warms caches
+        digest, heads = hashlib.sha256(), hashlib.sha256()
+        asyncio.run(_run(app, case, bodies(case, args.n), digest, heads))  # also warms caches
         best = min(
             asyncio.run(_run(app, case, bodies(case, args.n, (r + 1) * args.n), None))
             for r in range(args.repeats)
         )
-        print(f"{case.name:<18} {best:>8.1f}  {digest.hexdigest()[:16]}")
+        print(f"{case.name:<18} {best:>8.1f}  {digest.hexdigest()[:16]} {heads.hexdigest()[:16]}")
         if args.profile:
             prof = cProfile.Profile()
             reqs = bodies(case, args.n, 10**6)

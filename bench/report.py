@@ -73,7 +73,7 @@ class Verdicts:
         self.rows: list[tuple[str, str, str, str]] = []
 
     def add(self, what: str, measured: str, target: str, ok: bool | None) -> str:
-        verdict = "n/a" if ok is None else ("PASS" if ok else "MISS")
+        verdict = "n/a" if ok is None else ("PASS" if ok else "FAIL")
         self.rows.append((what, measured, target, verdict))
         return verdict
 
@@ -88,16 +88,15 @@ def print_case(
     name: str,
     title: str,
     details: str,
-    runs: list[tuple[str, str, Measured]],
-    target: float,
+    runs: list[tuple[str, str, Measured, float]],
     ceiling_desc: str,
     verdicts: Verdicts,
 ) -> None:
-    """One case: for each (heading, verdict row, figures) of `runs`, both servers and the ratio."""
+    """One case: for each (heading, verdict row, figures, target) of `runs`, both servers and the ratio."""
     print(f"\n== {name}: {title}")
     if details:
         print(f"   {details}")
-    for heading, row, m in runs:
+    for heading, row, m, target in runs:
         print(f"   -- {heading}")
         print(
             f"   {'server':<9} {'req/s median [min .. max]':<28} {'p50 ms':>8} {'p99 ms':>8}"

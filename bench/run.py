@@ -27,11 +27,14 @@ from bench.loadgen import LoadGen, Req, Target, choose_loadgen
 from bench.procs import CpuPlan, Proc, cpu_plan, free_port, tree_cpu_seconds, tree_rss_bytes
 from bench.report import Measured, Verdicts, paced_lines, print_case
 from bench.settings import Settings, parse_args
+from bench.workers import run_workers
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 HOST = "127.0.0.1"
 MB = 1024 * 1024
+INPROC_TARGET = 40_000
+"""`MockGPT.generate` answers per second on the default rule, in one process."""
 
 
 class Bench:
@@ -49,12 +52,14 @@ class Bench:
         print(f"[{time.monotonic() - self.t0:6.1f} s] {what}", file=sys.stderr, flush=True)
 
     # -- processes --
-    def _start(self, name: str, argv: list[str], *, wait: bool = True) -> tuple[Proc, int]:
+    def _start(
+        self, name: str, argv: list[str], *, wait: bool = True, cpus: set[int] | str | None = "server"
+    ) -> tuple[Proc, int]:
         port = free_port(HOST)
         proc = Proc(
             name,
             [*argv, "--host", HOST, "--port", str(port)],
-            cpus=self.plan.server,
+            cpus=self.plan.server if cpus == "server" else cpus if not isinstance(cpus, str) else None,
             cwd=ROOT,
             # the ceiling app logs nothing per request; neither does synthgpt here (a variable, not
             # `--no-request-log`, so a --synthgpt-root checkout from before the request log runs too)
@@ -66,7 +71,10 @@ class Bench:
             proc.wait_listening(HOST, port, timeout=60)
         return proc, port
 
-    def start_synthgpt(self, name: str, rule_files: list[Path], *, wait: bool = True) -> tuple[Proc, int]:
+    def start_synthgpt(
+        self, name: str, rule_files: list[Path], *, wait: bool = True, workers: int = 1,
+        cpus: set[int] | str | None = "server",
+    ) -> tuple[Proc, int]:  # fmt: skip
         # the checkout goes first on sys.path: ahead of the working directory `-c` puts there
         root = repr(str(self.s.synthgpt_root or ROOT))
         argv = [
@@ -78,9 +86,9 @@ class Bench:
             "--seed",
             str(self.s.seed),
             "--workers",
-            "1",
+            str(workers),
         ]
-        return self._start(name, argv, wait=wait)
+        return self._start(name, argv, wait=wait, cpus=cpus)
 
     def stop(self, proc: Proc) -> None:
         proc.stop()
@@ -104,7 +112,7 @@ class Bench:
         print(
             f"   rounds {self.s.rounds}, {self.s.duration:g} s per run, warm-up {self.s.warmup:g} s,"
             f" {self.s.connections} connections"
-            + (" (wrk runs whole seconds)" if "wrk" in self.gen.name else "")
+            + (" (wrk runs whole seconds)" if self.gen.name.startswith("wrk") else "")
         )
         sys.stdout.flush()
 
@@ -149,6 +157,9 @@ class Bench:
         if "memory" in self.s.cases:
             self.progress("memory")
             self.run_memory(prepared)
+        if "workers" in self.s.cases:
+            self.progress("workers")
+            run_workers(self)
         self.verdicts.print()
 
     def prepare_case(self, case: Case, server: tuple[Proc, int] | str) -> Prepared:
@@ -208,7 +219,7 @@ class Bench:
             if p.skip is not None:
                 print(f"\n== {c.name}: {c.title}\n   {p.skip}")
                 for mode in MODES:
-                    self.verdicts.add(_row(c.name, mode), p.skip, f">= {c.target}x ceiling", None)
+                    self.verdicts.add(_row(c.name, mode), p.skip, f">= {c.target_for(mode)}x ceiling", None)
                 continue
             details = f"request {len(p.body)} B, answer {len(p.answer)} B"
             if c.stream:
@@ -216,14 +227,19 @@ class Bench:
             if p.note:
                 details += f" ({p.note})"
             print_case(
-                c.name, c.title, details, [(MODE_TITLES[mode], _row(c.name, mode), results[(c.name, mode)])
-                                           for mode in MODES],
-                c.target, c.ceiling, self.verdicts,
+                c.name, c.title, details,
+                [(MODE_TITLES[mode], _row(c.name, mode), results[(c.name, mode)], c.target_for(mode))
+                 for mode in MODES],
+                c.ceiling, self.verdicts,
             )  # fmt: skip
 
     def _target(self, p: Prepared, port: int, query: str, mode: str = "repeated") -> Target:
         if mode == "repeated":
             return Target(HOST, port, (Req(p.case.path + query, p.body, p.case.headers),))
+        return self.distinct_target(p, port, query)
+
+    def distinct_target(self, p: Prepared, port: int, query: str = "") -> Target:
+        """`p`'s request with a counter in its prompt: every request different."""
         body = with_counter(p.body)
         return Target(HOST, port, (Req(p.case.path + query, body, p.case.headers),), unique=b"{N}" in body)
 
@@ -308,6 +324,10 @@ class Bench:
                 else str(value)
             )
             print(f"   {label:<24} {text}")
+        value = out.get("default_text")
+        ok = value >= INPROC_TARGET if isinstance(value, float) else None
+        measured = f"{value:,.0f} calls/s" if isinstance(value, float) else str(value)
+        self.verdicts.add("inproc default rule", measured, f">= {INPROC_TARGET:,} calls/s", ok)
 
     def run_memory(self, prepared: list[Prepared]) -> None:
         s = self.s

@@ -10,7 +10,7 @@ from .cases import CASES
 
 __all__ = ["ALL_CASES", "EXTRA_CASES", "Settings", "parse_args"]
 
-EXTRA_CASES = ("paced", "inproc", "memory")
+EXTRA_CASES = ("paced", "inproc", "memory", "workers")
 ALL_CASES = tuple(c.name for c in CASES) + EXTRA_CASES
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from .engine import FinishError, MockGPT
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation
 from .journal import CallRecord
+from .jsonutil import dumps, dumps_bytes
 from .limits import Limits
 from .model import ErrorSpec, ModelRequest
 from .seeding import derive_seed, token_from_seed
@@ -102,14 +102,13 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 )
 """Exception kind -> (status, error type, error code): the first row the exception is an instance of."""
 
-# json.dumps builds one per call; NaN and infinities are not JSON: writing one is a bug, said as a ValueError
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _HEX = "0123456789abcdef"
 log = logging.getLogger("synthgpt.server")
 
 
 def json_bytes(value: Any) -> bytes:
-    return _ENCODER.encode(value).encode()
+    """`jsonutil.dumps_bytes`: compact UTF-8 JSON; NaN and infinities are a bug, said as a ValueError."""
+    return dumps_bytes(value)
 
 
 def json_bytes_in_pieces(value: Any) -> bytes:
@@ -128,7 +127,7 @@ def _pieces(value: Any, out: list[str], depth: int) -> None:
     if depth and isinstance(value, dict) and all(type(k) is str for k in value):
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
-            out.append(("," if i else "") + _ENCODER.encode(k) + ":")
+            out.append(("," if i else "") + dumps(k) + ":")
             _pieces(v, out, depth - 1)
         out.append("}")
     elif depth and isinstance(value, list | tuple) and value and isinstance(value[0], dict | list | tuple):
@@ -139,7 +138,7 @@ def _pieces(value: Any, out: list[str], depth: int) -> None:
             _pieces(v, out, depth - 1)
         out.append("]")
     else:
-        out.append(_ENCODER.encode(value))
+        out.append(dumps(value))
 
 
 def request_id(seed: int, *key: object) -> str:

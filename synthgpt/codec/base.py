@@ -24,9 +24,12 @@ from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 __all__ = ["Frame", "HasReplayCheck", "HasResponseHeaders", "WireCodec", "render_frame"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Frame:
-    """One SSE event. `data` is the exact payload text (JSON, or `[DONE]`); `event` the optional name."""
+    """One SSE event. `data` is the exact payload text (JSON, or `[DONE]`); `event` the optional name.
+
+    Treated as immutable (compared and hashed by value) but not `frozen`: a frozen dataclass sets each
+    field through `object.__setattr__`, 1.3-2.6 us per frame, and a drawn stream builds fifty of them."""
 
     data: str
     event: str | None = None

@@ -68,6 +68,8 @@ class CallRecord:
     captures: dict[str, str] = field(default_factory=dict)
     delivery: Delivery = field(default_factory=Delivery, compare=False, repr=False)
     """How the answer was delivered (see `Delivery`): metadata, excluded from equality."""
+    nbytes: int = field(default=-1, compare=False, repr=False)
+    """`record_bytes` of this record, once someone asked (the journal, then the rule's history)."""
 
     @property
     def outcome(self) -> Outcome:
@@ -147,19 +149,38 @@ _DISPATCH: dict[type, Callable[[Any], Any]] = dict(copyreg.dispatch_table)
 _DISPATCH.update((cls, _reduce) for cls in _MODELS)
 
 
-def _pickle(value: object) -> bytes:
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _DISPATCH  # exact types only: a subclass of a model pickles as usual
-    pickler.dump(value)
-    return buf.getvalue()
+class _Packer:
+    """Pickles with `_DISPATCH`, one pickler and buffer kept between calls (its caller holds the journal's
+    lock): building them was a sixth of the cost of packing a record."""
+
+    def __init__(self) -> None:
+        self._buf = io.BytesIO()
+        self._pickler = pickle.Pickler(self._buf, protocol=pickle.HIGHEST_PROTOCOL)
+        self._pickler.dispatch_table = _DISPATCH  # exact types only: a subclass of a model pickles as usual
+
+    def __call__(self, value: object) -> bytes:
+        buf, pickler = self._buf, self._pickler
+        buf.seek(0)
+        buf.truncate()
+        pickler.clear_memo()
+        pickler.dump(value)
+        return buf.getvalue()
 
 
 def record_bytes(item: CallRecord | PackedRecord) -> int:
     """About how much memory a kept record holds: its pickle once packed; its texts while live (what
-    grows with a request or an answer: messages, tool arguments, answer text, embeddings)."""
+    grows with a request or an answer: messages, tool arguments, answer text, embeddings). A live record's
+    figure is worked out once and kept on it: the journal and the rule's history both ask."""
     if isinstance(item, PackedRecord):
         return len(item.payload) + 256
+    size = item.nbytes
+    if size < 0:
+        size = _live_bytes(item)
+        object.__setattr__(item, "nbytes", size)  # frozen for its users; this is its own cache
+    return size
+
+
+def _live_bytes(item: CallRecord) -> int:
     req, out = item.request, item.output
     size = _RECORD_OVERHEAD + sum(map(len, req.inputs))
     for m in req.messages:
@@ -183,13 +204,14 @@ class _Payloads:
 
     def __init__(self) -> None:
         self._items: dict[tuple[int, int], tuple[ModelRequest, ModelOutput, bytes]] = {}
+        self._pack = _Packer()
 
     def of(self, record: CallRecord) -> tuple[bytes, bool]:
         """The pickled pair, and whether it was pickled before (the call was answered again, by replay)."""
         req, out = record.request, record.output
         key = (id(req), id(out))
         hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
-        blob = hit[2] if hit is not None else _pickle((req, out))
+        blob = hit[2] if hit is not None else self._pack((req, out))
         self._items[key] = (req, out, blob)  # newest last
         if len(self._items) > _PAYLOADS:
             del self._items[next(iter(self._items))]

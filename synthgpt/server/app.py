@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp
 
 from ..codec.base import WireCodec
 from ..codec.openai_responses.encode import ResponsesCodec
@@ -26,7 +26,8 @@ from ..model import ErrorSpec
 from ..state.base import MemoryState, StateStore
 from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
-from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
+from .front import Front, HostCheck
+from .memo import DEFAULT_MEMO_ENTRIES, ResponseMemo
 from .metrics import Metrics, metrics_endpoint
 from .models import dialect_for, get_model, list_models
 from .observe import ObserveMiddleware
@@ -42,9 +43,9 @@ from .playground import (
 )
 from .provider_routes import PROVIDER_ROUTES
 from .responses import error_response, request_id
-from .routes import API_ROUTES, ApiRoute, api_endpoint
+from .routes import API_ROUTES, ApiEndpoint, ApiRoute
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "SynthgptApp", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 _AZURE_PREFIXES = ("/openai", "/openai/v1", "/api/projects/{project}/openai/v1")  # + AI Foundry projects
@@ -94,9 +95,13 @@ def create_app(
         return source
 
     api_routes: list[tuple[BaseRoute, WireCodec]] = []
+    direct: dict[str, ApiEndpoint] = {}  # POST routes without path parameters: the front dispatches them
     for r in routes:
         codec = codec_of(r.codec)
-        api_routes.append((Route(r.path, api_endpoint(codec), methods=list(r.methods)), codec))
+        endpoint = ApiEndpoint(codec)
+        api_routes.append((Route(r.path, endpoint, methods=list(r.methods)), codec))
+        if "{" not in r.path and r.methods == ("POST",):
+            direct.setdefault(r.path, endpoint)  # the first route of a path answers it, as in routing
     all_routes: list[BaseRoute] = [
         *(route for route, _ in api_routes),
         *PROVIDER_ROUTES,
@@ -121,14 +126,10 @@ def create_app(
             Route("/_synthgpt/", playground_page, methods=["GET"]),
             Route("/_synthgpt/static/{name}", playground_asset, methods=["GET"]),
         ]
-    # outermost first: a foreign Host is refused before anything else; the guard before any admin route
+    # a foreign Host is refused by the front, before anything else; the guard before any admin route
     middleware: list[Middleware] = [Middleware(ObserveMiddleware)]  # outermost first: it times the rest
-    if allowed_hosts is not None:
-        hosts = list(allowed_hosts)
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     if admin and admin_token:
         middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS))
-    middleware.append(Middleware(MemoMiddleware))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -179,12 +180,14 @@ def create_app(
         spec = ErrorSpec(status=500, type="server_error")
         return error_response(codec_for(request), spec, 500, request_id(mock.seed, "500", request.url.path))
 
-    app = Starlette(
+    app = SynthgptApp(
         routes=all_routes,
         exception_handlers={404: not_found, 405: not_allowed, 500: server_error},
         lifespan=lifespan,
         middleware=middleware,
     )
+    app.front_api = direct
+    app.host_check = HostCheck(allowed_hosts) if allowed_hosts is not None else None
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
@@ -194,3 +197,17 @@ def create_app(
     # each API's codec as its routes use it (the first route's): the playground decodes with them
     app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}
     return app
+
+
+class SynthgptApp(Starlette):
+    """A Starlette app behind `server.front.Front`: the Host check, and the API routes without path
+    parameters dispatched directly (the rest, and every error handler, as Starlette does)."""
+
+    front_api: Mapping[str, ApiEndpoint]
+    """API path -> endpoint, for the routes the front dispatches (set by `create_app`)."""
+    host_check: HostCheck | None
+
+    def build_middleware_stack(self) -> ASGIApp:
+        on_error = self.exception_handlers.get(500) or self.exception_handlers.get(Exception)
+        api, hosts = getattr(self, "front_api", {}), getattr(self, "host_check", None)
+        return Front(super().build_middleware_stack(), api, hosts, on_error)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from ..clock import FixedClock
 from ..codec.base import WireCodec
@@ -35,10 +35,11 @@ from ..pipeline import Answered, finish
 from ..rules.rule import Rule
 from .observe import note_frames, note_output
 from .pacing import PacedStream, pacer
-from .responses import EventStreamBody
+from .responses import EventStreamBody, JsonBody
 
 __all__ = [
-    "DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "MemoMiddleware", "ResponseMemo", "remember",
+    "DEFAULT_MEMO_BYTES", "DEFAULT_MEMO_ENTRIES", "MemoEntry", "ResponseMemo", "Slot", "memo_slot",
+    "remember", "replay",
 ]  # fmt: skip
 
 DEFAULT_MEMO_ENTRIES = 256
@@ -46,7 +47,6 @@ DEFAULT_MEMO_BYTES = 2 * 1024 * 1024
 _MAX_REQUEST_BYTES = 64 * 1024  # larger bodies are rarely repeated verbatim: not worth keeping as keys
 _SEEN_KEYS = 1024
 _ENTRY_OVERHEAD = 512  # objects and dict slots of one entry, roughly, besides its byte strings
-SCOPE_KEY = "synthgpt.memo"
 
 Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bytes]
 
@@ -159,113 +159,65 @@ class ResponseMemo:
         return self._bytes
 
 
-class MemoMiddleware:
-    """Answers a POST from the memo before routing; otherwise leaves the key in the scope for the route.
+Slot = tuple[ResponseMemo, tuple[Any, ...], Key]
 
-    Pure ASGI (no Request objects): a replayed answer costs a body read, a dict look-up, a journal record
-    and two sends. The route offers its answer back through `remember`, under the key left in the scope.
-    """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+def memo_slot(
+    memo: ResponseMemo | None, mock: MockGPT, scope: Scope, declared: int | None, body: bytes
+) -> Slot | None:
+    """Where the answer to this request is looked up and kept: (memo, generation, key); None when it may
+    not be (no memo, a clock that moves, a body larger than keys are kept for or of no declared length)."""
+    if memo is None or declared is None or declared > _MAX_REQUEST_BYTES or not memo.enabled:
+        return None
+    gen = generation(mock)
+    if gen is None:
+        return None
+    return memo, gen, (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        state = scope["app"].state
-        memo: ResponseMemo | None = getattr(state, "memo", None)
-        mock: MockGPT = state.mock
-        gen = generation(mock) if memo is not None and memo.enabled else None
-        declared = _content_length(scope["headers"])
-        if memo is None or gen is None or declared is None or declared > _MAX_REQUEST_BYTES:
-            await self.app(scope, receive, send)
-            return
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":  # the client left: let the route see it as usual
-                await self.app(scope, _replaying(messages, receive), send)
-                return
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        key: Key = (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
-        entry = memo.get(gen, key)
-        if entry is None:
-            scope[SCOPE_KEY] = (memo, gen, key)
-            await self.app(scope, _replaying(messages, receive), send)
-            return
-        pace = pacer()
-        if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
-            await pace.admit()
-        if entry.after is not None:
-            try:
-                entry.after()
-            except StateUnavailable:  # the shared Responses store is away: the route answers it (503)
-                await self.app(scope, _replaying(messages, receive), send)
-                return
-        record = mock.replay(entry.rule, entry.record)
-        note_output(scope, record.output, record.request)
-        stream = record.request.stream
-        fault = ending_fault(record.output.stream) if stream else None
 
-        def ended(frames: int, cancelled: bool) -> None:
-            note_frames(scope, frames)
-            finish(mock, record, None if cancelled else fault, cancelled, frames)
-
-        if entry.wire is not None:
-            paced = PacedStream(entry.wire, raw_headers=entry.headers, on_end=ended)
-            await paced(scope, _replaying(messages, receive), send)
-            return
+async def replay(scope: Scope, receive: Receive, send: Send, mock: MockGPT, entry: MemoEntry) -> bool:
+    """Send `entry` again, journaled and counted as a drawn answer; False when it cannot be (the shared
+    Responses store is away: the route answers instead, with its 503)."""
+    pace = pacer()
+    if pace.running:  # a burst of replays is cheap each, not all together: let due frames out first
+        await pace.admit()
+    if entry.after is not None:
         try:
-            await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
-            await send({"type": "http.response.body", "body": entry.body, "more_body": False})
-        except BaseException:
-            ended(0, True)
-            raise
-        if stream:
-            ended(frames_in(entry.body), False)
-        else:
-            finish(mock, record, None)
+            entry.after()
+        except StateUnavailable:
+            return False
+    record = mock.replay(entry.rule, entry.record)
+    note_output(scope, record.output, record.request)
+    stream = record.request.stream
+    fault = ending_fault(record.output.stream) if stream else None
+
+    def ended(frames: int, cancelled: bool) -> None:
+        note_frames(scope, frames)
+        finish(mock, record, None if cancelled else fault, cancelled, frames)
+
+    if entry.wire is not None:
+        paced = PacedStream(entry.wire, raw_headers=entry.headers, on_end=ended)
+        await paced(scope, receive, send)
+        return True
+    try:
+        await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
+        await send({"type": "http.response.body", "body": entry.body, "more_body": False})
+    except BaseException:
+        ended(0, True)
+        raise
+    if stream:
+        ended(frames_in(entry.body), False)
+    else:
+        finish(mock, record, None)
+    return True
 
 
-def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
-    for k, v in headers:
-        if k == b"content-length":
-            return int(v) if v.isdigit() else None
-    return None
-
-
-def _replaying(messages: list[Message], receive: Receive) -> Receive:
-    pending = list(messages)
-
-    async def replay() -> Message:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replay
-
-
-def memo_slot(scope: MutableMapping[str, Any]) -> tuple[ResponseMemo, tuple[Any, ...], Key] | None:
-    """The memo, generation and key the middleware left for this request, if it may be memoized."""
-    slot: tuple[ResponseMemo, tuple[Any, ...], Key] | None = scope.get(SCOPE_KEY)
-    return slot
-
-
-def remember(
-    scope: MutableMapping[str, Any], codec: WireCodec, answered: Answered, response: Response
-) -> None:
-    """Keep a replayable answer under the key the middleware left for its request (if it left one)."""
-    slot = memo_slot(scope)
+def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Response) -> None:
+    """Keep a replayable answer under its request's key (`memo_slot`)."""
     drawn = answered.generation
-    if slot is None or drawn is None or not answered.replayable:
+    if drawn is None or not answered.replayable:
         return
-    if type(response) not in (Response, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
+    if type(response) not in (Response, JsonBody, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
     memo, gen, key = slot
     wire = response.wire if isinstance(response, PacedStream) else None

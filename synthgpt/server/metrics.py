@@ -183,6 +183,8 @@ class _SharedMetrics:
                                 buckets=_BUCKETS, registry=r)  # fmt: skip
         self.first_byte = Histogram("synthgpt_first_byte_seconds", _HELP["synthgpt_first_byte_seconds"],
                                     ["api"], buckets=_BUCKETS, registry=r)  # fmt: skip
+        self._children: dict[tuple[str, str, str, int], Any] = {}
+        self._timing: dict[str, tuple[Any, Any]] = {}
         self.journal: Gauge | None = None
         if not shared_journal:
             self.journal = Gauge("synthgpt_journal_calls", _JOURNAL_HELP, registry=r,
@@ -192,13 +194,20 @@ class _SharedMetrics:
     def count(self, key: tuple[str, str, str, int], obs: Observed, faults: tuple[str, ...],
               mock: MockGPT) -> None:  # fmt: skip
         api = obs.api
-        self.requests.labels(key[0], key[1], key[2], str(key[3])).inc()
+        children = self._children
+        child = children.get(key)
+        if child is None:  # `labels()` takes a lock and builds its key on every call: looked up once
+            child = children[key] = self.requests.labels(key[0], key[1], key[2], str(key[3]))
+        child.inc()
         for kind in faults:
             self.faults.labels(api, kind).inc()
         if obs.frames:
             self.frames.labels(api).inc(obs.frames)
-        self.answer.labels(api).observe(obs.duration_s)
-        self.first_byte.labels(api).observe(obs.first_byte_s)
+        timing = self._timing.get(api)
+        if timing is None:
+            timing = self._timing[api] = (self.answer.labels(api), self.first_byte.labels(api))
+        timing[0].observe(obs.duration_s)
+        timing[1].observe(obs.first_byte_s)
         if self.journal is not None:
             self.journal.set(len(mock.journal))
 

@@ -1,6 +1,7 @@
 """What the server did, per answered API request: one log line and the Prometheus metrics.
 
-`ObserveMiddleware` is the app's outermost layer. It leaves an `Observed` in the scope; the API route
+`ObserveMiddleware` wraps the app's routes (`server.front` does the same for the API routes it dispatches
+itself). It leaves an `Observed` in the scope; the API route
 (`routes.handle`) and the memo's replay fill in what the request was (API, model) and how it was answered
 (rule, seed, faults) and, when a stream ends, the frames it sent; the middleware adds the status and the
 duration, then logs one line on the `synthgpt.access` logger and counts the answer (`server.metrics`).
@@ -29,11 +30,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCESS_LOGGER",
     "LOG_FORMATS",
+    "SCOPE_KEY",
     "JsonLineFormatter",
     "ObserveMiddleware",
     "Observed",
     "TextLineFormatter",
     "configure_request_log",
+    "done",
     "faults_of",
     "note_answered",
     "note_api",
@@ -144,10 +147,11 @@ class ObserveMiddleware:
         finally:
             if obs.api:
                 obs.duration_s = time.perf_counter() - started
-                _done(scope, obs)
+                done(scope, obs)
 
 
-def _done(scope: Scope, obs: Observed) -> None:
+def done(scope: Scope, obs: Observed) -> None:
+    """Count and log one answered API request (its `Observed` complete)."""
     state = scope["app"].state
     faults = faults_of(obs)
     metrics = getattr(state, "metrics", None)

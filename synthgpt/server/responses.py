@@ -22,6 +22,7 @@ __all__ = [
     "CutJsonBody",
     "EventStreamBody",
     "HasResponseHeaders",
+    "JsonBody",
     "codec_headers",
     "error_response",
     "json_bytes",
@@ -39,7 +40,7 @@ def to_response(answered: Answered) -> Response:
         cut = _body_cut(answered)
         if cut is not None:  # no frames to count: the body is cut in half (`CutJsonBody`)
             return CutJsonBody(answered.body, answered.headers, cut)
-        return Response(answered.body, answered.status, answered.headers, media_type="application/json")
+        return JsonBody(answered.body, answered.status, answered.headers)
     if len(wire.writes) == 1 and wire.writes[0].delay_ms == 0 and not wire.aborts:
         # unpaced: the whole stream at once
         return EventStreamBody(wire.writes[0].data, answered.headers, frames=len(wire.frames))
@@ -69,6 +70,30 @@ def error_response(
 ) -> Response:
     """The provider-shaped error answer (`pipeline.error_answer`) as a Response."""
     return to_response(error_answer(codec, error, status, rid, first_delay_ms=first_delay_ms))
+
+
+class JsonBody(Response):
+    """`Response(body, status, headers, media_type="application/json")`, the same raw headers in the same
+    order, without Starlette's generic constructor (content rendering, a key scan per header)."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes, status: int, headers: Mapping[str, str]) -> None:
+        self.body = body
+        self.status_code = status
+        self.background = None
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        names = [k for k, _ in raw]
+        if b"content-length" in names or b"content-type" in names or status < 200 or status in (204, 304):
+            self.init_headers(headers)  # never for an answer: Starlette's rules, whatever they are
+            return
+        raw.append((b"content-length", b"%d" % len(body)))
+        raw.append((b"content-type", b"application/json"))
+        self.raw_headers = raw
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body})
 
 
 class EventStreamBody(Response):

@@ -1,7 +1,8 @@
 """The API routes: one table of (path, codec, methods), one generic handler.
 
-Adding an API is one line in `API_ROUTES`. The handler keeps only what is HTTP: it reads the body under
-the size limit (413), waits its turn while paced streams run, hands the bytes to `pipeline.accept` and
+Adding an API is one line in `API_ROUTES`. The handler is plain ASGI (no Request object) and keeps only what
+is HTTP: it reads the body under the size limit (413), replays a repeated request's answer from the memo
+(`server.memo`), waits its turn while paced streams run, hands the bytes to `pipeline.accept` and
 `respond` (which parse, decode, check the served models, resolve and encode, answering every failure in
 the route's provider shape; `respond` runs in a worker thread for a large answer, see `server.offload`),
 holds the answer back for its first delay, sends it, and offers it to the memo.
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
-from starlette.requests import Request
+from starlette.datastructures import Headers, QueryParams
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.types import Scope
+from starlette.types import Receive, Scope, Send
 
 from ..codec.anthropic.encode import MessagesCodec
 from ..codec.base import WireCodec
@@ -32,13 +33,16 @@ from ..codec.openai_responses.encode import ResponsesCodec
 from ..engine import MockGPT
 from ..errors import BodyTooLarge, SynthGPTError
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
-from .memo import remember
+from .memo import memo_slot, remember, replay
 from .observe import note_answered, note_api, note_frames
 from .offload import LARGE_BODY_BYTES, Worker, heavy
 from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
 
-__all__ = ["API_ROUTES", "ApiRoute", "BodyTooLarge", "api_endpoint", "model_not_found", "read_body"]
+__all__ = [
+    "API_ROUTES", "ApiEndpoint", "ApiRoute", "BodyTooLarge", "api_endpoint", "content_length", "handle",
+    "model_not_found", "read_body", "receive_body",
+]  # fmt: skip
 
 log = logging.getLogger("synthgpt.server")
 
@@ -108,40 +112,87 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def api_endpoint(codec: WireCodec) -> Callable[[Request], Awaitable[Response]]:
-    async def endpoint(request: Request) -> Response:
-        return await handle(request, codec)
+async def receive_body(receive: Receive, declared: int | None, limit: int) -> bytes:
+    """`read_body` on the raw ASGI channel (no Request object): the API routes' hot path."""
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(declared, limit)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client left before sending its whole body
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(size, limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    endpoint.__name__ = f"{codec.api}_endpoint"
-    return endpoint
+
+def content_length(raw_headers: list[tuple[bytes, bytes]]) -> int | None:
+    """The declared `Content-Length` (the first one), None when absent or not a number."""
+    for k, v in raw_headers:
+        if k == b"content-length":
+            return int(v) if v.isdigit() else None
+    return None
 
 
-async def handle(request: Request, codec: WireCodec) -> Response:
-    mock: MockGPT = request.app.state.mock  # read per request: a rule reload may swap it
-    path: str = request.scope["path"]  # request.url would build a URL object on every request
-    note_api(request.scope, codec.api)
+class ApiEndpoint:
+    """The ASGI app of one API route (Starlette calls it after matching a route with path parameters; the
+    app's front calls it directly for routes without, see `server.front`)."""
+
+    __slots__ = ("__name__", "codec")
+
+    def __init__(self, codec: WireCodec) -> None:
+        self.codec = codec
+        self.__name__ = f"{codec.api}_endpoint"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await handle(scope, receive, send, self.codec)
+
+
+def api_endpoint(codec: WireCodec) -> ApiEndpoint:
+    return ApiEndpoint(codec)
+
+
+async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -> None:
+    """Answer one API request: read the body, replay it from the memo or run the pipeline, send."""
+    state = scope["app"].state
+    mock: MockGPT = state.mock  # read per request: a rule reload may swap it
+    path: str = scope["path"]
+    raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
+    note_api(scope, codec.api)
+    declared = content_length(raw_headers)
     try:
-        raw = await read_body(request, request.app.state.max_body_bytes)
+        raw = await receive_body(receive, declared, state.max_body_bytes)
     except BodyTooLarge as exc:
         finish(mock, None, exc)
-        return to_response(refuse(mock, codec, exc, path, "", exc.size))
+        await to_response(refuse(mock, codec, exc, path, "", exc.size))(scope, receive, send)
+        return
+    slot = memo_slot(state.memo, mock, scope, declared, raw)
+    if slot is not None:
+        entry = slot[0].get(slot[1], slot[2])
+        if entry is not None and await replay(scope, receive, send, mock, entry):
+            return
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work
         await pace.admit()
-    worker: Worker = request.app.state.worker
+    headers = Headers(raw=raw_headers)
+    worker: Worker = state.worker
     async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
         if len(raw) >= LARGE_BODY_BYTES:  # parsing and checking it may take long: off the loop too
-            params = _params(request)
-            accepted = await worker.run(partial(accept, mock, codec, raw, request.headers, params, path=path))
+            accepted = await worker.run(partial(accept, mock, codec, raw, headers, _params(scope), path=path))
         else:
-            accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
+            accepted = accept(mock, codec, raw, headers, _params(scope), path=path)
         if isinstance(accepted, Answered):
             answered = accepted
         elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
             answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
         else:
             answered = respond(mock, codec, accepted)
-    note_answered(request.scope, answered)
+    note_answered(scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:
         if isinstance(failed, SynthGPTError):  # a rule that cannot answer: the rule file's fault
@@ -159,10 +210,10 @@ async def handle(request: Request, codec: WireCodec) -> Response:
             finish_answered(mock, answered, cancelled=True, frames_sent=0)
             raise
     response = to_response(answered)
-    _finish_when_sent(request.scope, mock, answered, response)
-    if answered.replayable:
-        remember(request.scope, codec, answered, response)
-    return response
+    _finish_when_sent(scope, mock, answered, response)
+    if answered.replayable and slot is not None:
+        remember(slot, codec, answered, response)
+    await response(scope, receive, send)
 
 
 def _finish_when_sent(scope: Scope, mock: MockGPT, answered: Answered, response: Response) -> None:
@@ -183,8 +234,10 @@ def _finish_when_sent(scope: Scope, mock: MockGPT, answered: Answered, response:
     response.on_end = ended
 
 
-def _params(request: Request) -> dict[str, str]:
+def _params(scope: Scope) -> dict[str, str]:
     """Path parameters, and the query's where there is one (Gemini's `?alt=sse`); the path's win."""
-    if not request.scope.get("query_string"):
-        return request.path_params
-    return {**request.query_params, **request.path_params}
+    path_params: dict[str, str] = scope.get("path_params", {})
+    query = scope.get("query_string")
+    if not query:
+        return path_params
+    return {**QueryParams(query), **path_params}

@@ -160,3 +160,53 @@ def test_sql_filters_read_globs_as_fnmatch_does(tmp_path: Path, pattern: str, mo
     assert [r.model for r in journal.query(model=pattern)] == models
     assert [n for n in names if fnmatch.fnmatchcase(n, pattern)] == models  # the in-memory journal's rule
     assert journal.count(model=pattern) == len(models)
+
+
+def test_rows_past_the_bound_are_pruned_in_batches_and_never_read(tmp_path: Path) -> None:
+    import sqlite3
+
+    from synthgpt.journal.sqlite import _PRUNE_EVERY
+
+    journal = SQLiteJournal(tmp_path / "j.sqlite", maxlen=3)
+    mock = MockGPT()
+    mock.journal = journal
+    for i in range(_PRUNE_EVERY + 10):
+        _ask(mock, f"q{i}")
+        newest = list(range(max(0, i - 2), i + 1))
+        assert [r.index for r in journal.list()] == newest
+        assert len(journal) == len(newest) and journal.count(api="chat") == len(newest)
+        assert [r.index for r in journal.query(offset=1, limit=1)] == newest[1:2]
+    with sqlite3.connect(tmp_path / "j.sqlite") as conn:
+        rows = conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+    assert 3 <= rows <= 3 + _PRUNE_EVERY
+
+
+def test_a_call_that_ends_as_written_is_not_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx2
+
+    from synthgpt.server import create_app
+    from synthgpt.testing import InProcessTransport2
+
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+    mock = MockGPT(seed=1)
+    mock.journal = journal
+    updates: list[int] = []
+    finished = journal.finished
+
+    def written(record: object) -> None:  # the row rewritten: a transaction of its own
+        before = journal._conn().total_changes
+        finished(record)  # type: ignore[arg-type]
+        updates.extend([1] * (journal._conn().total_changes - before))
+
+    monkeypatch.setattr(journal, "finished", written)
+    client = httpx2.Client(transport=InProcessTransport2(create_app(mock)), base_url="http://t")
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+    assert client.post("/v1/chat/completions", json=body).status_code == 200
+    assert updates == []  # a JSON answer ends "done", as its row was inserted
+    streamed = client.post("/v1/chat/completions", json={**body, "stream": True})
+    assert streamed.status_code == 200
+    last = journal.list()[-1]
+    assert (last.outcome, last.frames_sent) == ("done", streamed.text.count("data: "))
+    assert len(updates) == 1  # a stream's row is rewritten when it ends

@@ -68,3 +68,20 @@ def test_defaults_and_flags() -> None:
     assert build_mock(ServeConfig(journal_bytes=2 * MB)).journal.max_bytes == 2 * MB
     with pytest.raises(ValueError, match="journal bytes must be >= 1, got 0"):
         Journal(10, 0)
+
+
+def test_a_live_record_is_sized_once_and_packing_reuses_one_pickler_faithfully() -> None:
+    from synthgpt.journal.memory import KEEP_LIVE, PackedRecord, _live_bytes
+
+    mock = MockGPT(seed=1)
+    live = [mock.generate(_ask(f"call {i} " + "x" * i)) for i in range(KEEP_LIVE + 20)]
+    records = mock.journal.list()
+    kept = list(mock.journal._records)
+    packed = [r for r in kept if isinstance(r, PackedRecord)]
+    assert len(packed) == 20 and len({r.payload for r in packed}) == 20
+    for item in kept:
+        if not isinstance(item, PackedRecord):
+            assert item.nbytes == _live_bytes(item) == record_bytes(item)  # worked out once, kept
+    # rebuilt from one reused pickler (its memo cleared between records): each record its own
+    assert [r.request.last_user for r in records] == [f"call {i} " + "x" * i for i in range(KEEP_LIVE + 20)]
+    assert [r.output.text for r in records] == [a.text for a in live]

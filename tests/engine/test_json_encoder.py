@@ -1,0 +1,100 @@
+"""`jsonutil.dumps` is orjson where orjson writes the standard encoder's bytes, and the standard encoder
+everywhere else: the text of an answer never depends on which of them ran."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import struct
+from typing import Any
+
+import pytest
+
+from synthgpt.jsonutil import dumps, dumps_bytes
+from synthgpt.pipeline import json_bytes, json_bytes_in_pieces
+
+_STD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _floats() -> list[float]:
+    r = random.Random(7)
+    out = [r.uniform(-1, 1) for _ in range(3000)] + [r.gauss(0, 0.01) for _ in range(3000)]
+    out += [round(r.uniform(-5, 5), r.randint(0, 8)) for _ in range(2000)]
+    for _ in range(3000):
+        x = struct.unpack("d", struct.pack("Q", r.getrandbits(64)))[0]
+        if math.isfinite(x):
+            out.append(x)
+    out += [m * 10.0**e for e in range(-320, 300) for m in (1.0, 1.5, 9.999, 1.2345678901234567)]
+    return [x for x in out if math.isfinite(x)]
+
+
+def test_every_float_is_written_as_repr_writes_it() -> None:
+    values = _floats()
+    for x in values:
+        assert dumps(x) == _STD(x) == repr(x)
+    assert dumps_bytes(values) == _STD(values).encode()  # an embedding vector, whole
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e-05, "1e-05"),  # orjson alone: 0.00001
+        (-2.5e-07, "-2.5e-07"),  # orjson alone: -2.5e-7
+        (0.0001, "0.0001"),
+        (1e16, "1e+16"),
+        (1e15, "1000000000000000.0"),
+        (0.1, "0.1"),
+        (-0.0, "-0.0"),
+        ([0.5, 1e-05, None], "[0.5,1e-05,null]"),
+        ({"temperature": 0.7, "top_p": 1.0}, '{"temperature":0.7,"top_p":1.0}'),
+    ],
+)
+def test_float_format_is_pinned(value: Any, text: str) -> None:
+    assert dumps(value) == text
+    assert json_bytes(value) == json_bytes_in_pieces(value) == text.encode()
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("shape", ["bare", "list", "dict", "beside_null"])
+def test_nan_and_infinities_are_refused(bad: float, shape: str) -> None:
+    value: Any = {
+        "bare": bad,
+        "list": [1.0, bad],
+        "dict": {"logprob": bad},
+        "beside_null": {"a": None, "b": [bad]},  # orjson writes both as null: the read-back tells them apart
+    }[shape]
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        dumps(value)
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        json_bytes(value)
+    assert dumps(value, allow_nan=True) == json.dumps(value, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Zürich \u2028\u2029 😀 \ufeff",
+        "".join(map(chr, range(128))),  # every control character escaped as the standard encoder does
+        {"k": None, "t": (1, None)},  # a tuple is a list; null beside it read back
+        {1: 2, 2.5: None},  # non-string keys: orjson refuses, the standard encoder writes
+        2**70,  # beyond 64 bits
+        {"text": "re-enter 3e-5 0.00001"},  # looks like a float orjson writes differently: same text
+        [[]] * 3 + [{}],
+    ],
+)
+def test_same_text_as_the_standard_encoder(value: Any) -> None:
+    assert dumps(value) == _STD(value)
+    assert dumps_bytes(value) == _STD(value).encode()
+
+
+def test_what_is_not_json_is_refused_with_the_standard_message() -> None:
+    import datetime
+
+    for bad in ({1, 2}, datetime.date(2026, 1, 1), object()):
+        with pytest.raises(TypeError, match="is not JSON serializable"):
+            dumps({"x": bad})
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps(loop)
