@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -109,7 +110,18 @@ class RedisServer:
             self.proc.wait(timeout=10)
             self.proc = None
 
+    def pause(self) -> None:
+        """Frozen (SIGSTOP): connections stay open and nothing answers, as a Redis stuck on a slow disk or
+        a long command is."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        self.resume()  # a stopped process cannot act on SIGTERM
         _stop(self.proc)
         self.proc = None
 

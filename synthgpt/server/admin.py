@@ -87,7 +87,7 @@ async def readyz(request: Request) -> Response:
     problems: list[str] = []
     if len(mock.rules) == 0:
         problems.append("no rules are loaded")
-    problem = store.check()
+    problem = await store.acheck()  # a slow store must not hold up the loop the probe is asking about
     if problem is not None:
         problems.append(f"state store: {problem}")
     body: dict[str, Any] = {"status": "ready" if not problems else "unavailable", "rules": len(mock.rules),
@@ -114,6 +114,10 @@ async def list_calls(request: Request) -> Response:
     except QueryError as exc:
         error = {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": None}
         return json_response({"error": error}, 400)
+    if request.app.state.shared is not None:  # this process's journal writes still in flight land first
+        from ..journal.redis import settle
+
+        await settle()
     return await run_in_threadpool(_calls_page, query, mock, request.url.path)
 
 
@@ -133,12 +137,21 @@ def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
 async def clear_calls(request: Request) -> Response:
     """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
     mock: MockGPT = request.app.state.mock
-    try:
-        count = len(mock.journal)
-        mock.reset()
+    if request.app.state.shared is not None:
+        from ..journal.redis import settle
+
+        await settle()
+    try:  # in a thread: with shared state these are round trips, which must not hold up the loop
+        count = await run_in_threadpool(_reset, mock)
     except StateUnavailable as exc:
         return _unavailable(exc)
     return json_response({"deleted": count})
+
+
+def _reset(mock: MockGPT) -> int:
+    count = len(mock.journal)
+    mock.reset()
+    return count
 
 
 def is_admin_path(path: str) -> bool:

@@ -23,6 +23,7 @@ from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..mock import MockGPT
 from ..model import ErrorSpec
+from ..state.aio import shared_answers
 from ..state.base import MemoryState, StateStore
 from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
@@ -189,6 +190,7 @@ def create_app(
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
     app.state.state_store = state if state is not None else MemoryState()
+    app.state.shared = shared_answers(state)  # `--state redis`: the routes await Redis (`state.aio`)
     app.state.metrics = Metrics(mock)
     app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     # each API's codec as its routes use it (the first route's): the playground decodes with them

@@ -32,6 +32,7 @@ from ..codec.openai_responses.encode import ResponsesCodec
 from ..errors import BodyTooLarge, SynthGPTError
 from ..mock import MockGPT
 from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
+from ..state.aio import SharedAnswers
 from .memo import remember
 from .observe import note_answered, note_api, note_frames
 from .offload import Worker, heavy
@@ -129,14 +130,18 @@ async def handle(request: Request, codec: WireCodec) -> Response:
     if pace.running:  # let running paced streams' frames out before this request's work
         await pace.admit()
     worker: Worker = request.app.state.worker
-    async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
-        accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
-        if isinstance(accepted, Answered):
-            answered = accepted
-        elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
-            answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
-        else:
-            answered = respond(mock, codec, accepted)
+    shared: SharedAnswers | None = request.app.state.shared
+    if shared is not None:  # `--state redis`: its round trips are awaited outside the draw lock
+        answered = await shared.answer(mock, codec, raw, request.headers, _params(request), path, worker)
+    else:
+        async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
+            accepted = accept(mock, codec, raw, request.headers, _params(request), path=path)
+            if isinstance(accepted, Answered):
+                answered = accepted
+            elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
+                answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
+            else:
+                answered = respond(mock, codec, accepted)
     note_answered(request.scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:
