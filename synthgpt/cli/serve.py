@@ -69,9 +69,12 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="longest wait for the shared state store before answering 503 (default: 0.5)")
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
-                       help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
-                            "SYNTHGPT_ADMIN_TOKEN environment variable, else open)")  # fmt: skip
+                       help="the /_synthgpt/ routes and /metrics require `Authorization: Bearer TOKEN` "
+                            "(default: the SYNTHGPT_ADMIN_TOKEN variable, else open)")  # fmt: skip
     admin.add_argument("--no-admin", action="store_true", help="serve no /_synthgpt/ routes at all")
+    serve.add_argument("--metrics-public", action="store_true",
+                       help="GET /metrics answers without the admin token, for a scraper that cannot "
+                            "send one")  # fmt: skip
     serve.add_argument("--allowed-hosts", type=hosts, default=None, metavar="H,…",
                        help="Host headers accepted (`*.example.com`, `*`: any); others get 400 (default: "
                             "loopback names when --host is loopback, else any)")  # fmt: skip
@@ -123,6 +126,7 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
         request_log=args.request_log,
         admin=not args.no_admin,
         admin_token=None if args.no_admin else token,
+        metrics_public=args.metrics_public,
         allowed_hosts=args.allowed_hosts,
         limit_concurrency=args.limit_concurrency,
         timeout_keep_alive=args.timeout_keep_alive,

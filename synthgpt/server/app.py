@@ -25,7 +25,7 @@ from ..mock import MockGPT
 from ..model import ErrorSpec
 from ..state.aio import shared_answers
 from ..state.base import MemoryState, StateStore
-from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
+from .admin import METRICS_PATHS, AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
 from .memo import DEFAULT_MEMO_ENTRIES, MemoMiddleware, ResponseMemo
 from .metrics import Metrics, metrics_endpoint
@@ -66,13 +66,15 @@ def create_app(
     admin: bool = True,
     admin_token: str | None = None,
     allowed_hosts: Sequence[str] | None = None,
+    metrics_public: bool = False,
 ) -> Starlette:
     """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
 
     `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
     `memo_entries` bounds the memo of encoded answers replayed for repeated requests (`server.memo`;
     0 turns it off). `admin=False` leaves out the `/_synthgpt/` journal routes (they answer 404);
-    `admin_token` closes them to requests without `Authorization: Bearer <token>` (401).
+    `admin_token` closes them, and `/metrics` unless `metrics_public`, to requests without
+    `Authorization: Bearer <token>` (401).
     `allowed_hosts` (Starlette's `TrustedHostMiddleware` patterns, `*.example.com` or `*`) answers 400 to
     a request whose `Host` header names another host: what a page in a browser sends after rebinding its
     own name to this server's address. None accepts any host (in-process transports use made-up ones).
@@ -128,7 +130,8 @@ def create_app(
         hosts = list(allowed_hosts)
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     if admin and admin_token:
-        middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS))
+        guarded = frozenset() if metrics_public else METRICS_PATHS
+        middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS, guarded=guarded))
     middleware.append(Middleware(MemoMiddleware))
 
     @contextlib.asynccontextmanager

@@ -93,7 +93,9 @@ class ServeConfig:
     admin: bool = True
     """False: no `/_synthgpt/` routes (404)."""
     admin_token: str | None = None
-    """Bearer token the `/_synthgpt/` routes require; None: they are open."""
+    """Bearer token the `/_synthgpt/` routes and `/metrics` require; None: they are open."""
+    metrics_public: bool = False
+    """`/metrics` answers without the admin token (for a scraper that cannot send one)."""
     allowed_hosts: tuple[str, ...] | None = None
     """`Host` header patterns accepted; None: loopback names when bound to loopback, else any."""
     limit_concurrency: int = DEFAULT_LIMIT_CONCURRENCY
@@ -192,6 +194,7 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
         mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown,
         memo_entries=config.memo_entries, admin=config.admin, admin_token=config.admin_token,
         allowed_hosts=None if allowed == ("*",) else allowed, state=state,
+        metrics_public=config.metrics_public,
     )  # fmt: skip
 
 
