@@ -67,6 +67,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="how long the shared state keeps a stored Responses answer (default: 3600)")
     serve.add_argument("--state-timeout", type=seconds, default=0.5, metavar="SECONDS",
                        help="longest wait for the shared state store before answering 503 (default: 0.5)")
+    serve.add_argument("--state-memo-us", type=non_negative, default=0, metavar="N",
+                       help="with --state redis://…: answers that took at least N µs to draw are kept in "
+                            "Redis for every replica to replay (see docs/scale-out.md; default: 0, off)")
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
                        help="the /_synthgpt/ routes and /metrics require `Authorization: Bearer TOKEN` "
@@ -120,6 +123,7 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
         state=args.state,
         state_ttl=args.state_ttl,
         state_timeout=args.state_timeout,
+        state_memo_us=args.state_memo_us,
         access_log=args.access_log,
         log_level=args.log_level,
         log_format=args.log_format,

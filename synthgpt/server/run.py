@@ -90,6 +90,9 @@ class ServeConfig:
     """Seconds a stored Responses conversation lives in the shared state store."""
     state_timeout: float = DEFAULT_TIMEOUT
     """Seconds one state-store command may take before the request gets a 503."""
+    state_memo_us: int = 0
+    """With a shared state store: answers that took at least this many µs to draw are kept there for every
+    replica to replay (`synthgpt.state.memo`); 0: none."""
     admin: bool = True
     """False: no `/_synthgpt/` routes (404)."""
     admin_token: str | None = None
@@ -124,7 +127,8 @@ class ServeConfig:
 
 def open_config_state(config: ServeConfig) -> StateStore:
     """The state store `config` names, reachable (else a ConfigError saying why)."""
-    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout)
+    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout,
+                      memo_us=config.state_memo_us)  # fmt: skip
 
 
 def build_mock(

@@ -67,6 +67,13 @@ class SharedAnswers:
             accepted = accept(mock, codec, raw, headers, params, path=path)
         if isinstance(accepted, Answered):
             return accepted
+        memo, found = self.state.memo, None
+        if memo is not None:
+            found = memo.lookup(mock, accepted.request, raw, headers, params, path)
+            if found is not None and memo.worth_fetching(found):
+                replayed = await memo.fetch(mock, found)
+                if replayed is not None:
+                    return replayed
         claims = await self._claim(mock, accepted.request)
         writes: list[asyncio.Task[None]] = []
         token = stored.set(writes)
@@ -85,6 +92,8 @@ class SharedAnswers:
             if failed is not None and answered.generation is not None:
                 finish(mock, answered.generation.record, failed)
                 return refuse(mock, codec, failed, *accepted.key)
+        if memo is not None and found is not None:
+            memo.offer(found, answered)
         return answered
 
     async def _fetch(self, raw: bytes) -> None:

@@ -197,10 +197,16 @@ class RedisState:
 
     kind = "redis"
 
-    def __init__(self, url: str, *, ttl: int = DEFAULT_TTL, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, url: str, *, ttl: int = DEFAULT_TTL, timeout: float = DEFAULT_TIMEOUT, memo_us: int = 0
+    ) -> None:
+        from .memo import SharedMemo
+
         self.link = RedisLink(url, timeout=timeout)
         self._counter = RedisCounter(self.link)
         self._responses = RedisResponseStore(self.link, ttl)
+        self.memo = SharedMemo(self.link, memo_us, ttl) if memo_us > 0 else None
+        """Answers that took at least `memo_us` µs to draw, shared by every replica (`state.memo`)."""
 
     @property
     def counter(self) -> RedisCounter:
