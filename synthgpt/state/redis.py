@@ -52,12 +52,13 @@ stored: ContextVar[list[asyncio.Task[None]] | None] = ContextVar("synthgpt_store
 
 
 def counted(rule: Rule) -> bool:
-    """Whether `rule`'s answers can depend on its shared call count: a `times` limit, a `sequence`, or a
-    template reading `call_index` (judged from the rule as written, so it errs towards counting)."""
+    """Whether `rule`'s answers can depend on its shared call count: a `times` limit, a `sequence`, a
+    template reading `call_index`, or Python code of the user's (a generator or function whose repr is an
+    address: what it reads cannot be told). Judged from the rule as written, so it errs towards counting."""
     if rule.times is not None:
         return True
     text = repr(rule.generator)
-    return "sequence(" in text or "call_index" in text
+    return "sequence(" in text or "call_index" in text or " at 0x" in text
 
 # KEYS[1] the counts hash; ARGV[1] the rule; ARGV[2] its `times` ('' for none). Returns the call's index,
 # or -1 when the rule has no calls left.
