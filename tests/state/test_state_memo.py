@@ -8,15 +8,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 import redis
 
 from bench.cases import NESTED_SCHEMA
-from synthgpt.server.run import ServeConfig, create_app_from_config
 from synthgpt.state import RedisState
-from synthgpt.testing import InProcessTransport2
-from tests.state._redis import RedisServer
+from tests.state._redis import RedisServer, Replicas
 
 RULES = """\
 rules:
@@ -35,24 +32,16 @@ SCHEMA = {"model": "gpt-4o", "messages": ASK, "response_format": FORMAT}
 FLAKY = {"model": "gpt-4o", "messages": [{"role": "user", "content": "flaky"}]}
 
 
-class Pair:
+class Pair(Replicas):
+    """Two replicas with `--state-memo-us` and no memo of their own: only the shared one replays."""
+
     def __init__(self, url: str, memo_us: int, rules: Path) -> None:
-        config = ServeConfig(rule_files=(str(rules),), state=url, state_timeout=10, state_memo_us=memo_us,
-                             memo_entries=0)  # fmt: skip  # no local memo: only the shared one replays
-        self.apps = [create_app_from_config(config) for _ in range(2)]
-        self.clients = [httpx2.Client(transport=InProcessTransport2(a), base_url="http://localhost")
-                        for a in self.apps]  # fmt: skip
+        super().__init__(rules, url, 2, state_memo_us=memo_us, memo_entries=0)
 
     def memo(self, i: int) -> object:
         state = self.apps[i].state.state_store
         assert isinstance(state, RedisState) and state.memo is not None
         return state.memo
-
-    def close(self) -> None:
-        for c in self.clients:
-            c.close()
-        for a in self.apps:
-            a.state.state_store.close()
 
 
 @pytest.fixture
