@@ -19,6 +19,7 @@ all, so it answers while Redis is slow or away.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 from collections.abc import Mapping
 from functools import partial
@@ -79,8 +80,10 @@ class SharedAnswers:
         token = stored.set(writes)
         try:
             async with worker.lock:
-                if heavy(accepted.request):  # the worker thread claims with the synchronous client
-                    answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
+                if heavy(accepted.request):  # in the worker thread, with this request's claims
+                    draw = partial(respond, mock, codec, accepted, in_pieces=True)
+                    context = contextvars.copy_context()
+                    answered = await worker.run(lambda: context.run(draw))
                 else:
                     answered = respond(mock, codec, accepted)
         finally:

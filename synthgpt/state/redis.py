@@ -144,6 +144,10 @@ class RedisResponseStore:
         data = json.dumps([m.model_dump(mode="json") for m in conversation], separators=(",", ":"))
         key = self._link.key("response", response_id)
         pending = stored.get()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread: no loop to write from
+            pending = None
         if pending is None:
             self._link.call(lambda c: c.set(key, data, ex=self.ttl))
             return
@@ -151,7 +155,7 @@ class RedisResponseStore:
         async def write() -> None:
             await self._link.acall(lambda c: c.set(key, data, ex=self.ttl))
 
-        pending.append(asyncio.get_running_loop().create_task(write()))
+        pending.append(loop.create_task(write()))
 
     def get(self, response_id: str) -> tuple[Message, ...] | None:
         found = fetched.get()

@@ -211,3 +211,16 @@ def test_round_trips_per_call(redis_server: RedisServer, tmp_path: Path) -> None
     rows = engine_costs(redis_server.url, tmp_path, 20)
     assert [(r["state"], r["round_trips"]) for r in rows] == [
         ("memory", 0), ("sqlite journal", 0), ("redis counter", 1), ("redis counter + journal", 3)]
+
+
+def test_a_heavy_answer_drawn_in_the_worker_thread_takes_its_claimed_step(replicas: Replicas) -> None:
+    """`n=64` is drawn in the worker thread (`server.offload.heavy`): it uses the claim made for it on the
+    loop, never a second one (which would skip a step)."""
+    a, b, _ = replicas.clients
+    heavy = {**chat("flaky"), "n": 64}
+    got = []
+    for client in (a, b, a):
+        r = client.post("/v1/chat/completions", json=heavy)
+        assert r.status_code == 200, r.text
+        got.append({c["message"]["content"] for c in r.json()["choices"]})
+    assert got == [{"step one"}, {"step two"}, {"step three"}]
