@@ -88,6 +88,8 @@ class RedisJournal:
         _writes.add(task)
         task.add_done_callback(_writes.discard)
         if record.outcome != "done" or record.frames_sent is not None:  # `finished` will write its ending
+            if len(self._numbered) >= _IN_FLIGHT:  # calls never finished (a bug elsewhere) must not pile up
+                self._numbered.pop(next(iter(self._numbered)))
             self._numbered[id(record)] = task
         return record
 
