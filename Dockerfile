@@ -1,4 +1,6 @@
-# synthgpt server image: slim, runs as a non-root user, listens on 0.0.0.0:8000.
+# synthgpt server image: slim, runs as a non-root user, listens on 0.0.0.0:8000. The one image for a single
+# container (compose.yaml) and for replicas sharing state in Redis (deploy/compose.yaml, deploy/k8s/): it
+# carries the Redis client (the `redis` extra), so `--state redis://…` works in it.
 #   docker build -t synthgpt .
 #   docker run --rm -p 8000:8000 synthgpt
 #   docker run --rm -p 8000:8000 -v "$PWD/rules:/rules:ro" -e SYNTHGPT_RULE_FILES=/rules/rules.yaml synthgpt
@@ -18,7 +20,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SYNTHGPT_PORT=8000 \
     SYNTHGPT_LOG_FORMAT=json
 COPY --from=build /dist/ /tmp/dist/
-RUN pip install --no-cache-dir --disable-pip-version-check /tmp/dist/*.whl \
+RUN pip install --no-cache-dir --disable-pip-version-check "$(ls /tmp/dist/*.whl)[redis]" \
  && rm -rf /tmp/dist \
  && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin synthgpt
 USER synthgpt:synthgpt

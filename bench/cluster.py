@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -72,10 +73,13 @@ def _stop(proc: subprocess.Popen[bytes] | None) -> None:
 class RedisServer:
     """`redis-server` on a free loopback port, data kept across `kill()` / `start()` (fsync per write)."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, durable: bool = True) -> None:
         self.dir = workdir
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.durable = durable
+        """Fsync every write (the tests kill and restart it); False: in memory only, as a benchmark wants
+        (an fsync per INCR costs milliseconds on a shared disk, which is not the state layer's cost)."""
 
     @property
     def url(self) -> str:
@@ -84,9 +88,10 @@ class RedisServer:
     def start(self) -> None:
         assert REDIS is not None, missing_programs()
         log = self.dir / "redis.log"
+        persist = ["--appendonly", "yes", "--appendfsync", "always"] if self.durable else ["--appendonly",
+                                                                                           "no"]  # fmt: skip
         cmd = [REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir), "--save", "",
-               "--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "no",
-               "--daemonize", "no", "--logfile", str(log)]  # fmt: skip
+               *persist, "--protected-mode", "no", "--daemonize", "no", "--logfile", str(log)]  # fmt: skip
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
         while True:  # listening is not enough: it answers once the append-only file is loaded
@@ -109,7 +114,18 @@ class RedisServer:
             self.proc.wait(timeout=10)
             self.proc = None
 
+    def pause(self) -> None:
+        """Frozen (SIGSTOP): connections stay open and nothing answers, as a Redis stuck on a slow disk or
+        a long command is."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        self.resume()  # a stopped process cannot act on SIGTERM
         _stop(self.proc)
         self.proc = None
 
@@ -158,13 +174,13 @@ http {{
 
 class Cluster:
     def __init__(self, workdir: Path, *, rules: list[Path], replicas: int = 3, state: str = "redis",
-                 extra_args: tuple[str, ...] = ()) -> None:  # fmt: skip
+                 extra_args: tuple[str, ...] = (), durable: bool = True) -> None:  # fmt: skip
         self.dir = workdir
         self.rules = rules
         self.n = replicas
         self.state = state
         self.extra_args = extra_args
-        self.redis = RedisServer(workdir)
+        self.redis = RedisServer(workdir, durable=durable)
         self.replicas: list[subprocess.Popen[bytes]] = []
         self.replica_urls: list[str] = []
         self.nginx: subprocess.Popen[bytes] | None = None

@@ -8,7 +8,9 @@ and keep-alives included), where `<hash>` is a short hash of the request line: f
 request, never from the rules, so editing a rule changes only the files whose answers it affects.
 `manifest.json` maps each line to its file, the rule that answered, the seed and the HTTP status (paths
 in it are relative to the output folder, so it does not depend on where the command ran). A line whose
-body says `"stream": true` is rendered as a stream even without `--stream`.
+body says `"stream": true` is rendered as a stream even without `--stream`. A JSON answer with a
+`truncate` or `disconnect` fault (`!MOCK_TRUNCATE`) is written as the server sends it: the first half of its
+compact bytes, which do not parse, and its manifest entry says `"fault"`.
 
 Re-running gives byte-identical files (unchanged files are not rewritten). Files listed in an earlier
 manifest in the same folder but no longer produced are removed. Every line is answered by the server's own
@@ -36,6 +38,7 @@ from .codec.base import WireCodec
 from .engine import MockGPT
 from .errors import SynthGPTError
 from .pipeline import answer, finish_answered, json_bytes
+from .server.responses import body_cut, cut_half
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 
@@ -65,6 +68,8 @@ class Rendered:
     """Why the line could not be answered (an error *answer* from a rule is not an error here)."""
     headers: dict[str, str] = field(default_factory=dict)
     """Headers an error answer carries (`retry-after`, `x-ratelimit-*`) for a replaying server."""
+    fault: str | None = None
+    """`truncate` or `disconnect` for a JSON answer the server cuts: `data` is then the half it sends."""
 
     def manifest_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"line": self.line, "file": self.file, "rule": self.rule, "seed": self.seed,
@@ -73,6 +78,8 @@ class Rendered:
             entry["headers"] = dict(sorted(self.headers.items()))
         if self.error is not None:
             entry["error"] = self.error
+        if self.fault is not None:
+            entry["fault"] = self.fault
         return entry
 
 
@@ -175,6 +182,10 @@ def _render_line(
     if answered.wire is not None:
         suffix = _STREAM_SUFFIXES.get(answered.headers.get("content-type", "text/event-stream"), ".stream")
         return Rendered(line, stem + suffix, answered.wire.data, rule, seed, answered.status, error)
+    cut = body_cut(answered)
+    if cut is not None:  # the server sends half of the compact bytes (`CutJsonBody`): so does the fixture
+        return Rendered(line, stem + ".json", cut_half(answered.body), rule, seed, answered.status, error,
+                        fault=cut.kind)  # fmt: skip
     return Rendered(line, stem + ".json", _json_bytes(answered.payload), rule, seed, answered.status, error,
                     headers=answered.error_headers)  # fmt: skip
 

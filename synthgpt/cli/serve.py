@@ -67,11 +67,17 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
                        help="how long the shared state keeps a stored Responses answer (default: 3600)")
     serve.add_argument("--state-timeout", type=seconds, default=0.5, metavar="SECONDS",
                        help="longest wait for the shared state store before answering 503 (default: 0.5)")
+    serve.add_argument("--state-memo-us", type=non_negative, default=0, metavar="N",
+                       help="with --state redis://…: answers that took at least N µs to draw are kept in "
+                            "Redis for every replica to replay (see docs/scale-out.md; default: 0, off)")
     admin = serve.add_mutually_exclusive_group()
     admin.add_argument("--admin-token", default=None, metavar="TOKEN",
-                       help="the /_synthgpt/ routes require `Authorization: Bearer TOKEN` (default: the "
-                            "SYNTHGPT_ADMIN_TOKEN environment variable, else open)")  # fmt: skip
+                       help="the /_synthgpt/ routes and /metrics require `Authorization: Bearer TOKEN` "
+                            "(default: the SYNTHGPT_ADMIN_TOKEN variable, else open)")  # fmt: skip
     admin.add_argument("--no-admin", action="store_true", help="serve no /_synthgpt/ routes at all")
+    serve.add_argument("--metrics-public", action="store_true",
+                       help="GET /metrics answers without the admin token, for a scraper that cannot "
+                            "send one")  # fmt: skip
     serve.add_argument("--allowed-hosts", type=hosts, default=None, metavar="H,…",
                        help="Host headers accepted (`*.example.com`, `*`: any); others get 400 (default: "
                             "loopback names when --host is loopback, else any)")  # fmt: skip
@@ -117,12 +123,14 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
         state=args.state,
         state_ttl=args.state_ttl,
         state_timeout=args.state_timeout,
+        state_memo_us=args.state_memo_us,
         access_log=args.access_log,
         log_level=args.log_level,
         log_format=args.log_format,
         request_log=args.request_log,
         admin=not args.no_admin,
         admin_token=None if args.no_admin else token,
+        metrics_public=args.metrics_public,
         allowed_hosts=args.allowed_hosts,
         limit_concurrency=args.limit_concurrency,
         timeout_keep_alive=args.timeout_keep_alive,

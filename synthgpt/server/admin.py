@@ -5,9 +5,11 @@ unless `--journal PATH.sqlite` or `--state redis://…` gives them one shared jo
 `DELETE` resets the call counts of every replica at once).
 
 The journal routes (everything under `/_synthgpt/`) show what every client asked and let anyone empty
-the journal, so `AdminGuard` can close them behind a bearer token (`--admin-token`); `/healthz` (liveness:
-the process answers) and `/readyz` (readiness: the rules are loaded and the state store answers, else 503
-saying which is not) stay open for load balancers and orchestrators.
+the journal, so `AdminGuard` can close them behind a bearer token (`--admin-token`), and `/metrics` with
+them (its labels name the models and rules clients used; `--metrics-public` leaves it open for a scraper
+that cannot send a token); `/healthz` (liveness: the process answers) and `/readyz` (readiness: the rules
+are loaded and the state store answers, else 503 saying which is not) stay open for load balancers and
+orchestrators.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADMIN_PREFIX",
     "ADMIN_TOKEN_ENV",
+    "METRICS_PATHS",
     "AdminGuard",
     "clear_calls",
     "healthz",
@@ -41,6 +44,7 @@ __all__ = [
 
 ADMIN_PREFIX = "/_synthgpt"
 ADMIN_TOKEN_ENV = "SYNTHGPT_ADMIN_TOKEN"
+METRICS_PATHS = frozenset({"/metrics"})
 
 
 def record_json(record: CallRecord) -> dict[str, Any]:
@@ -87,7 +91,7 @@ async def readyz(request: Request) -> Response:
     problems: list[str] = []
     if len(mock.rules) == 0:
         problems.append("no rules are loaded")
-    problem = store.check()
+    problem = await store.acheck()  # a slow store must not hold up the loop the probe is asking about
     if problem is not None:
         problems.append(f"state store: {problem}")
     body: dict[str, Any] = {"status": "ready" if not problems else "unavailable", "rules": len(mock.rules),
@@ -114,6 +118,10 @@ async def list_calls(request: Request) -> Response:
     except QueryError as exc:
         error = {"message": exc.message, "type": "invalid_request_error", "param": exc.param, "code": None}
         return json_response({"error": error}, 400)
+    if request.app.state.shared is not None:  # this process's journal writes still in flight land first
+        from ..journal.redis import settle
+
+        await settle()
     return await run_in_threadpool(_calls_page, query, mock, request.url.path)
 
 
@@ -133,12 +141,21 @@ def _calls_page(query: CallQuery, mock: MockGPT, path: str) -> Response:
 async def clear_calls(request: Request) -> Response:
     """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
     mock: MockGPT = request.app.state.mock
-    try:
-        count = len(mock.journal)
-        mock.reset()
+    if request.app.state.shared is not None:
+        from ..journal.redis import settle
+
+        await settle()
+    try:  # in a thread: with shared state these are round trips, which must not hold up the loop
+        count = await run_in_threadpool(_reset, mock)
     except StateUnavailable as exc:
         return _unavailable(exc)
     return json_response({"deleted": count})
+
+
+def _reset(mock: MockGPT) -> int:
+    count = len(mock.journal)
+    mock.reset()
+    return count
 
 
 def is_admin_path(path: str) -> bool:
@@ -150,7 +167,13 @@ class AdminGuard:
     <token>`; others get a 401 in OpenAI's error shape. The comparison takes the same time however much
     of the token a guess gets right (`hmac.compare_digest`)."""
 
-    def __init__(self, app: ASGIApp, token: str, public: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        public: frozenset[str] = frozenset(),
+        guarded: frozenset[str] = METRICS_PATHS,
+    ) -> None:
         if not token:
             raise ValueError("the admin token must not be empty")
         self.app = app
@@ -158,15 +181,18 @@ class AdminGuard:
         self._public = public
         """Paths a GET may read without the token: the playground page and its assets, which hold no data
         (a browser's navigation cannot send `Authorization`; the page asks for the token and sends it)."""
+        self._guarded = guarded
+        """Paths outside `/_synthgpt/` that need the token too: `/metrics` (its labels name every model and
+        rule clients used), unless `--metrics-public` leaves it open for a scraper."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and is_admin_path(path) and not (
+        if scope["type"] == "http" and (is_admin_path(path) or path in self._guarded) and not (
             scope["method"] == "GET" and path in self._public
         ):
             given = _bearer(scope)
             if given is None or not hmac.compare_digest(given, self._token):
-                await _unauthorized(given is not None)(scope, receive, send)
+                await _unauthorized(given is not None, path in self._guarded)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -179,14 +205,16 @@ def _bearer(scope: Scope) -> bytes | None:
     return None
 
 
-def _unauthorized(wrong: bool) -> Response:
+def _unauthorized(wrong: bool, metrics: bool = False) -> Response:
     if wrong:
         message = "The admin token is not valid for this server."
         code = "invalid_admin_token"
     else:
+        what = "GET /metrics needs" if metrics else f"The {ADMIN_PREFIX}/ routes need"
         message = (
-            f"The {ADMIN_PREFIX}/ routes need the admin token: send `Authorization: Bearer <token>`, "
-            f"the token given to `synthgpt serve --admin-token` (or {ADMIN_TOKEN_ENV})."
+            f"{what} the admin token: send `Authorization: Bearer <token>`, the token given to "
+            f"`synthgpt serve --admin-token` (or {ADMIN_TOKEN_ENV})"
+            + (", or serve with --metrics-public." if metrics else ".")
         )
         code = "admin_token_required"
     error = {"message": message, "type": "authentication_error", "param": None, "code": code}

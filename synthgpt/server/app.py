@@ -23,8 +23,9 @@ from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..engine import MockGPT
 from ..model import ErrorSpec
+from ..state.aio import shared_answers
 from ..state.base import MemoryState, StateStore
-from .admin import AdminGuard, clear_calls, healthz, list_calls, readyz
+from .admin import METRICS_PATHS, AdminGuard, clear_calls, healthz, list_calls, readyz
 from .count_tokens import count_tokens_endpoint
 from .front import Front, HostCheck
 from .memo import DEFAULT_MEMO_ENTRIES, ResponseMemo
@@ -66,13 +67,15 @@ def create_app(
     admin: bool = True,
     admin_token: str | None = None,
     allowed_hosts: Sequence[str] | None = None,
+    metrics_public: bool = False,
 ) -> Starlette:
     """An ASGI app answering every route in `routes` (default: all built-in APIs) from `mock`.
 
     `on_startup` / `on_shutdown` run in the server process around serving (e.g. a rule-file watcher).
     `memo_entries` bounds the memo of encoded answers replayed for repeated requests (`server.memo`;
     0 turns it off). `admin=False` leaves out the `/_synthgpt/` journal routes (they answer 404);
-    `admin_token` closes them to requests without `Authorization: Bearer <token>` (401).
+    `admin_token` closes them, and `/metrics` unless `metrics_public`, to requests without
+    `Authorization: Bearer <token>` (401).
     `allowed_hosts` (Starlette's `TrustedHostMiddleware` patterns, `*.example.com` or `*`) answers 400 to
     a request whose `Host` header names another host: what a page in a browser sends after rebinding its
     own name to this server's address. None accepts any host (in-process transports use made-up ones).
@@ -129,7 +132,8 @@ def create_app(
     # a foreign Host is refused by the front, before anything else; the guard before any admin route
     middleware: list[Middleware] = [Middleware(ObserveMiddleware)]  # outermost first: it times the rest
     if admin and admin_token:
-        middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS))
+        guarded = frozenset() if metrics_public else METRICS_PATHS
+        middleware.append(Middleware(AdminGuard, token=admin_token, public=PAGE_PATHS, guarded=guarded))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -192,6 +196,7 @@ def create_app(
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
     app.state.state_store = state if state is not None else MemoryState()
+    app.state.shared = shared_answers(state)  # `--state redis`: the routes await Redis (`state.aio`)
     app.state.metrics = Metrics(mock)
     app.state.worker = Worker()  # heavy answers are drawn and encoded there (`server.offload`)
     # each API's codec as its routes use it (the first route's): the playground decodes with them

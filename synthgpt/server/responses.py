@@ -23,7 +23,9 @@ __all__ = [
     "EventStreamBody",
     "HasResponseHeaders",
     "JsonBody",
+    "body_cut",
     "codec_headers",
+    "cut_half",
     "error_response",
     "json_bytes",
     "json_response",
@@ -37,7 +39,7 @@ def to_response(answered: Answered) -> Response:
     """The Response that sends `answered`: unpaced streams in one write, paced ones on their schedule."""
     wire = answered.wire
     if wire is None:
-        cut = _body_cut(answered)
+        cut = body_cut(answered)
         if cut is not None:  # no frames to count: the body is cut in half (`CutJsonBody`)
             return CutJsonBody(answered.body, answered.headers, cut)
         return JsonBody(answered.body, answered.status, answered.headers)
@@ -47,8 +49,8 @@ def to_response(answered: Answered) -> Response:
     return PacedStream(wire, answered.headers)
 
 
-def _body_cut(answered: Answered) -> Fault | None:
-    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one."""
+def body_cut(answered: Answered) -> Fault | None:
+    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one (`render` asks too)."""
     drawn = answered.generation
     if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
         return None
@@ -132,6 +134,11 @@ class EventStreamBody(Response):
                 self.on_end(0 if cancelled else self.frames, cancelled)
 
 
+def cut_half(body: bytes) -> bytes:
+    """What a cut JSON answer sends: the first half of its bytes, at least one."""
+    return body[: max(1, len(body) // 2)]
+
+
 class CutJsonBody(Response):
     """A JSON answer cut in half: what a `truncate` or `disconnect` fault does to a non-streaming request.
 
@@ -142,7 +149,7 @@ class CutJsonBody(Response):
     """
 
     def __init__(self, body: bytes, headers: Mapping[str, str], fault: Fault) -> None:
-        self.kept = body[: max(1, len(body) // 2)]
+        self.kept = cut_half(body)
         self.fault = fault
         self.drop = drop = fault.kind == "disconnect"
         self.status_code = 200

@@ -90,10 +90,15 @@ class ServeConfig:
     """Seconds a stored Responses conversation lives in the shared state store."""
     state_timeout: float = DEFAULT_TIMEOUT
     """Seconds one state-store command may take before the request gets a 503."""
+    state_memo_us: int = 0
+    """With a shared state store: answers that took at least this many µs to draw are kept there for every
+    replica to replay (`synthgpt.state.memo`); 0: none."""
     admin: bool = True
     """False: no `/_synthgpt/` routes (404)."""
     admin_token: str | None = None
-    """Bearer token the `/_synthgpt/` routes require; None: they are open."""
+    """Bearer token the `/_synthgpt/` routes and `/metrics` require; None: they are open."""
+    metrics_public: bool = False
+    """`/metrics` answers without the admin token (for a scraper that cannot send one)."""
     allowed_hosts: tuple[str, ...] | None = None
     """`Host` header patterns accepted; None: loopback names when bound to loopback, else any."""
     limit_concurrency: int = DEFAULT_LIMIT_CONCURRENCY
@@ -122,7 +127,8 @@ class ServeConfig:
 
 def open_config_state(config: ServeConfig) -> StateStore:
     """The state store `config` names, reachable (else a ConfigError saying why)."""
-    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout)
+    return open_state(config.state, ttl=config.state_ttl, timeout=config.state_timeout,
+                      memo_us=config.state_memo_us)  # fmt: skip
 
 
 def build_mock(
@@ -192,6 +198,7 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
         mock, max_body_bytes=config.max_body_bytes, on_startup=on_startup, on_shutdown=on_shutdown,
         memo_entries=config.memo_entries, admin=config.admin, admin_token=config.admin_token,
         allowed_hosts=None if allowed == ("*",) else allowed, state=state,
+        metrics_public=config.metrics_public,
     )  # fmt: skip
 
 

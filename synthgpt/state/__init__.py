@@ -5,6 +5,8 @@
     └── RedisState            redis.py: call counters, journal, Responses store in one shared Redis
     CallCounter (Protocol)    base.py: the rule call counts `times` and `sequence` read
     RedisLink                 link.py: the connection, its timeouts, and failure -> `StateUnavailable` (503)
+    SharedAnswers             aio.py: the server's round trips, awaited outside the draw lock
+    SharedMemo                memo.py: expensive answers kept in Redis for every replica (`--state-memo-us`)
 
 `open_state(url)` builds the store for a `--state` value and checks it answers (a clear `ConfigError`
 otherwise, so a server never starts against a Redis it cannot reach).
@@ -21,13 +23,15 @@ __all__ = ["DEFAULT_TIMEOUT", "DEFAULT_TTL", "CallCounter", "MemoryState", "Redi
            "open_state"]  # fmt: skip
 
 
-def open_state(url: str | None, *, ttl: int = DEFAULT_TTL, timeout: float = DEFAULT_TIMEOUT) -> StateStore:
+def open_state(
+    url: str | None, *, ttl: int = DEFAULT_TTL, timeout: float = DEFAULT_TIMEOUT, memo_us: int = 0
+) -> StateStore:
     """The state store for a `--state` value (None or `memory`: in-process), reachable or a ConfigError."""
     if url is None or url == "memory":
         return MemoryState()
     if "://" not in url:
         raise ConfigError(f"--state must be 'memory' or redis://HOST:PORT/DB, got {url!r}")
-    state = RedisState(url, ttl=ttl, timeout=timeout)
+    state = RedisState(url, ttl=ttl, timeout=timeout, memo_us=memo_us)
     problem = state.check()
     if problem is not None:
         state.close()

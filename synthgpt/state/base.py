@@ -56,7 +56,11 @@ class StateStore(Protocol):
         ...
 
     def check(self) -> str | None:
-        """None when the store answers, else why not (for `/readyz`)."""
+        """None when the store answers, else why not."""
+        ...
+
+    async def acheck(self) -> str | None:
+        """`check` without blocking the event loop (for `/readyz`)."""
         ...
 
     def close(self) -> None: ...
@@ -78,6 +82,9 @@ class MemoryState:
         return None
 
     def check(self) -> str | None:
+        return None
+
+    async def acheck(self) -> str | None:
         return None
 
     def close(self) -> None:

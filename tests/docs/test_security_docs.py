@@ -11,7 +11,7 @@ from synthgpt.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_LIMITS = {"--help", "--host", "--port", "--seed", "--clock", "--workers", "--watch", "--journal",
-              "--access-log", "--log-level", "--context-window", "--state",
+              "--access-log", "--log-level", "--context-window", "--state", "--state-memo-us",
               "--log-format", "--request-log", "--no-request-log"}  # fmt: skip
 
 

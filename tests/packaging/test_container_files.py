@@ -55,6 +55,15 @@ def test_the_image_serves_on_all_interfaces_as_a_non_root_user() -> None:
     assert "/healthz" in final["HEALTHCHECK"]
 
 
+def test_the_one_image_carries_the_redis_client() -> None:
+    """deploy/'s replicas run `--state redis://…` in this image: the wheel goes in with the `redis` extra,
+    which pyproject.toml defines."""
+    final = dict(_final_stage())
+    assert '"$(ls /tmp/dist/*.whl)[redis]"' in final["RUN"]
+    assert "redis = [" in (REPO / "pyproject.toml").read_text()
+    assert not (REPO / "deploy" / "Dockerfile").exists()
+
+
 def test_every_copied_file_exists_and_the_environment_names_real_flags() -> None:
     for word, rest in _instructions():
         if word == "COPY" and not rest.startswith("--from"):

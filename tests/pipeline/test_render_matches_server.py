@@ -95,3 +95,27 @@ def test_an_engine_that_fails_is_the_same_hidden_500_in_render_and_the_server() 
     assert (rendered.status, served.status_code) == (500, 500)
     assert rendered.data == _pretty(served.json()) and "secret" not in served.text
     assert rendered.error == "line 1: RuntimeError: secret internals"  # the fixture's report says why
+
+
+@pytest.mark.parametrize("api", ["chat", "responses", "messages"])
+@pytest.mark.parametrize("fault", ["TRUNCATE", "DISCONNECT"])
+def test_a_cut_json_answer_is_the_servers_bytes(api: RenderApi, fault: str) -> None:
+    """A non-streaming `!MOCK_TRUNCATE` (or `!MOCK_DISCONNECT`) answer is cut by the server to the first
+    half of its bytes: the fixture holds exactly those bytes (not parseable JSON), not the whole body."""
+    line = json.dumps(_ask(api, f"weather !MOCK_{fault}:1!"))
+    (rendered,) = render_requests(MockGPT(_rules(), seed=7), [line], api)
+    served = b""
+    transport = InProcessTransport2(MockGPT(_rules(), seed=7))
+    json_type = {"content-type": "application/json"}
+    with httpx2.Client(transport=transport, base_url="http://t") as client, \
+            client.stream("POST", PATHS[api], content=line, headers=json_type) as r:  # fmt: skip
+        try:
+            for chunk in r.iter_raw():
+                served += chunk
+        except httpx2.RemoteProtocolError:
+            assert fault == "DISCONNECT"  # announced the whole length, dropped after the half
+    assert (rendered.status, rendered.file.endswith(".json")) == (200, True)
+    assert rendered.data == served and len(served) > 10
+    with pytest.raises(ValueError):
+        json.loads(served)
+    assert rendered.manifest_entry()["fault"] == fault.lower()

@@ -151,3 +151,47 @@ def test_serve_flags(start_server: StartServer, tmp_path: Path) -> None:
     with start_server("--host", "0.0.0.0", stderr=log) as url:
         assert httpx.get(url + "/_synthgpt/calls").status_code == 200
     assert log.read_text().startswith("synthgpt serve: warning: listening on 0.0.0.0 without --admin-token")
+
+
+METRICS_REQUIRED = {
+    "error": {
+        "message": "GET /metrics needs the admin token: send `Authorization: Bearer <token>`, the token "
+        "given to `synthgpt serve --admin-token` (or SYNTHGPT_ADMIN_TOKEN), or serve with --metrics-public.",
+        "type": "authentication_error",
+        "param": None,
+        "code": "admin_token_required",
+    }
+}
+
+
+def test_metrics_follow_the_admin_token() -> None:
+    """`/metrics` labels name every model and rule clients used: behind the token like the journal."""
+    client = _client(create_app_from_config(ServeConfig(admin_token="s3cret-token")))
+    assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+    r = client.get("/metrics")
+    assert (r.status_code, r.json()) == (401, METRICS_REQUIRED)
+    r = client.get("/metrics", headers={"authorization": "Bearer wrong"})
+    assert (r.status_code, r.json()) == (401, WRONG)
+    r = client.get("/metrics", headers={"authorization": "Bearer s3cret-token"})
+    assert r.status_code == 200 and 'synthgpt_requests_total{api="chat"' in r.text
+
+
+def test_metrics_public_leaves_only_metrics_open() -> None:
+    client = _client(create_app_from_config(ServeConfig(admin_token="s3cret-token", metrics_public=True)))
+    assert client.get("/metrics").status_code == 200
+    assert client.get("/_synthgpt/calls").status_code == 401  # the journal stays closed
+    open_server = _client(create_app_from_config(ServeConfig()))  # no token: everything open, as before
+    assert open_server.get("/metrics").status_code == 200
+
+
+def test_metrics_public_flag_and_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from synthgpt import cli
+
+    seen: list[ServeConfig] = []
+    monkeypatch.setattr("synthgpt.server.run.serve", lambda config: seen.append(config))
+    assert cli.main(["serve", "--admin-token", "t", "--metrics-public"]) == 0
+    monkeypatch.setenv("SYNTHGPT_METRICS_PUBLIC", "1")
+    assert cli.main(["serve", "--admin-token", "t"]) == 0
+    monkeypatch.setenv("SYNTHGPT_METRICS_PUBLIC", "0")
+    assert cli.main(["serve", "--admin-token", "t"]) == 0
+    assert [c.metrics_public for c in seen] == [True, True, False]

@@ -11,14 +11,13 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from starlette.applications import Starlette
 
 from synthgpt import cli
 from synthgpt.errors import ConfigError
 from synthgpt.server.run import ServeConfig, create_app_from_config
 from synthgpt.state import RedisState, open_state
 from synthgpt.testing import InProcessTransport2
-from tests.state._redis import RedisServer, free_port
+from tests.state._redis import RedisServer, Replicas, free_port
 
 RULES = Path(__file__).resolve().parents[2] / "bench" / "rules" / "scale_out.yaml"
 
@@ -30,22 +29,6 @@ def chat(text: str) -> dict[str, object]:
 @pytest.fixture
 def rules() -> Path:
     return RULES
-
-
-class Replicas:
-    """Apps built as `synthgpt serve RULES --state URL` builds them, one client each."""
-
-    def __init__(self, rules: Path, url: str, n: int) -> None:
-        config = ServeConfig(rule_files=(str(rules),), state=url, state_timeout=10)  # a loaded CI machine
-        self.apps: list[Starlette] = [create_app_from_config(config) for _ in range(n)]
-        self.clients = [httpx2.Client(transport=InProcessTransport2(a), base_url="http://localhost")
-                        for a in self.apps]  # fmt: skip
-
-    def close(self) -> None:
-        for c in self.clients:
-            c.close()
-        for a in self.apps:
-            a.state.state_store.close()
 
 
 @pytest.fixture
@@ -228,3 +211,16 @@ def test_round_trips_per_call(redis_server: RedisServer, tmp_path: Path) -> None
     rows = engine_costs(redis_server.url, tmp_path, 20)
     assert [(r["state"], r["round_trips"]) for r in rows] == [
         ("memory", 0), ("sqlite journal", 0), ("redis counter", 1), ("redis counter + journal", 3)]
+
+
+def test_a_heavy_answer_drawn_in_the_worker_thread_takes_its_claimed_step(replicas: Replicas) -> None:
+    """`n=64` is drawn in the worker thread (`server.offload.heavy`): it uses the claim made for it on the
+    loop, never a second one (which would skip a step)."""
+    a, b, _ = replicas.clients
+    heavy = {**chat("flaky"), "n": 64}
+    got = []
+    for client in (a, b, a):
+        r = client.post("/v1/chat/completions", json=heavy)
+        assert r.status_code == 200, r.text
+        got.append({c["message"]["content"] for c in r.json()["choices"]})
+    assert got == [{"step one"}, {"step two"}, {"step three"}]
