@@ -120,10 +120,21 @@ def answer_shape(text: str) -> str:
     """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
     if _GREETING.match(text):
         return "greeting"
-    for shape, pattern in (("code", _CODE), ("compare", _COMPARE), ("steps", _STEPS), ("list", _LIST)):
-        if pattern.search(text):
-            return shape
-    return "prose"
+    found = _SHAPE_ORDER.get  # one scan for every shape's words; the first shape in this order wins
+    best = 4
+    for match in _SHAPES.finditer(text):
+        best = min(best, found(match.lastgroup or "", 4))
+        if best == 0:
+            break
+    return _SHAPE_NAMES[best]
+
+
+_SHAPE_NAMES = ("code", "compare", "steps", "list", "prose")
+_SHAPE_ORDER = {name: i for i, name in enumerate(_SHAPE_NAMES)}
+_SHAPES = re.compile(
+    "|".join(f"(?P<{name}>{pattern.pattern})" for name, pattern in zip(_SHAPE_NAMES, (_CODE, _COMPARE, _STEPS, _LIST))),
+    re.I,
+)
 
 
 # {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree
@@ -207,21 +218,56 @@ _CODE_BODIES = {
 }
 
 
+_ARTICLE_FIX = re.compile(r"\b([Aa]) (\w+)")
+_ARTICLE_SLOT = re.compile(r"\b([Aa]) \{([anm])\}")
+# each drawn word with the article it takes, both cases: "an early", "An early", "a useful"
+_ARTICLED = {w: with_article(w) for w in (*ADJECTIVES, *WORDS)}
+_ARTICLED_CAP = {w: with_article(w, capital=True) for w in (*ADJECTIVES, *WORDS)}
+_COMPILED: dict[str, str] = {}
+_N_ADJ, _N_WORDS = len(ADJECTIVES), len(WORDS)
+
+
+def _fix_articles(text: str) -> str:
+    """"a" before a word that wants "an" (and the like), fixed: `with_article` for each "a <word>"."""
+    return _ARTICLE_FIX.sub(lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
+
+
+def _compile(template: str) -> str:
+    """`template` as a format string whose articles are settled: the fixed words' at once, and an "a"
+    before a drawn word becomes a slot for that word with its article (`{xa}`, `{Xn}`, …), so a fill is one
+    `format` instead of a regex pass over the text."""
+    slotted = _ARTICLE_SLOT.sub(lambda m: "{" + ("X" if m.group(1) == "A" else "x") + m.group(2) + "}", template)
+    return _fix_articles(slotted)
+
+
 class _Words:
-    """Draws the words a template needs, always the same number in the same order per template."""
+    """Fills a template's slots with drawn words: one 64-bit draw per template, always, in a fixed order."""
+
+    __slots__ = ("rng", "subject")
 
     def __init__(self, rng: random.Random, subject: str) -> None:
         self.rng = rng
-        self.subject = subject
+        # the subject's own articles ("a apple" as asked), settled once; no template puts "a" before {t}
+        self.subject = _fix_articles(subject)
 
     def fill(self, template: str) -> str:
-        rng = self.rng
-        adjective, noun, other = rng.choice(ADJECTIVES), rng.choice(WORDS), rng.choice(WORDS)
-        if other == noun:
-            other = WORDS[(WORDS.index(noun) + 1) % len(WORDS)]
-        text = template.format(t=self.subject, a=adjective, n=noun, m=other)
-        # "a" before an adjective that wants "an" is fixed here, once, for every template
-        return re.sub(r"\b([Aa]) (\w+)", lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
+        compiled = _COMPILED.get(template)
+        if compiled is None:
+            compiled = _compile(template)
+            if len(_COMPILED) < 4096:  # the phrase tables; a comparison's verdict names the asked sides
+                _COMPILED[template] = compiled
+        # three words from one draw: mixed-radix digits of 64 random bits (the bias is below 2**-40)
+        x = self.rng.getrandbits(64)
+        x, i = divmod(x, _N_ADJ)
+        x, j = divmod(x, _N_WORDS)
+        k = x % (_N_WORDS - 1)
+        adjective, noun = ADJECTIVES[i], WORDS[j]
+        other = WORDS[k + (k >= j)]  # never the noun again
+        return compiled.format(
+            t=self.subject, a=adjective, n=noun, m=other,
+            xa=_ARTICLED[adjective], xn=_ARTICLED[noun], xm=_ARTICLED[other],
+            Xa=_ARTICLED_CAP[adjective], Xn=_ARTICLED_CAP[noun], Xm=_ARTICLED_CAP[other],
+        )  # fmt: skip
 
 
 _NUMBERS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}

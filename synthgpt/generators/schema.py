@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import DrawError, RuleError, SchemaError
 from ..seeding import canonical_json
-from .core import DrawContext, Generator, lift
+from .core import DrawContext, Generator, item_key, lift
 from .schema_check import (
     _ONE_OF_TRIES,
     _TYPES,
@@ -229,7 +229,7 @@ class FromSchema(Generator[Any]):
             n = max(n, min(max(wanted, default=0), top))
         if not f.get("uniqueItems"):
             return [
-                self._slot(_item(f, i), ctx.fork(("item", i)), (*path, str(i)), name, refs, minimal)
+                self._slot(_item(f, i), ctx.fork_key(item_key(i)), (*path, str(i)), name, refs, minimal)
                 for i in range(n)
             ]
         out: list[Any] = []
@@ -238,7 +238,7 @@ class FromSchema(Generator[Any]):
             if len(out) == n:
                 break
             i = len(out)
-            v = self._slot(_item(f, i), ctx.fork(("item", attempt)), (*path, str(i)), name, refs, minimal)
+            v = self._slot(_item(f, i), ctx.fork_key(item_key(attempt)), (*path, str(i)), name, refs, minimal)
             if canonical_json(v) not in seen:
                 seen.add(canonical_json(v))
                 out.append(v)
