@@ -9,7 +9,9 @@ import random
 import struct
 from typing import Any
 
-__all__ = ["DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed", "token_from_seed"]
+__all__ = [
+    "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed", "token_from_seed",
+]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _HEX = "0123456789abcdef"
@@ -38,6 +40,7 @@ _GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: the odd integer nearest 2
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
 _UNIT = 2.0**-53
+_BY_BITS: Any = random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]  # private, stable
 
 
 def mix_seed(seed: int, key: int) -> int:
@@ -123,9 +126,9 @@ class DrawRandom(random.Random):
             got += 64
         return out & ((1 << k) - 1)
 
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
+    def _randbelow(self, n: int) -> int:
         if n > 1 << 32:  # large ranges: exact, by rejection over whole words
-            return super()._randbelow_with_getrandbits(n)  # type: ignore[attr-defined,no-any-return]
+            return int(_BY_BITS(self, n))
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK

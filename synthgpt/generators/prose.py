@@ -80,40 +80,41 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     run: list[str] = []
     before = ""
     words = _WORD.findall(text)
+    # each word's lower case and whether it can be part of a topic, once (a topic word never is "of"/"the")
+    lows = [w.lower() for w in words]
+    content = [lw not in _NOT_TOPIC and len(lw) >= 3 and not lw.isdigit() for lw in lows]
+    words.append("")
+    lows.append("")
+    content += [False, False, False]
+    joined = 0  # how many of "of", "the" the run holds: they do not count towards `limit`
     skip = -1
-    for i, word in enumerate([*words, ""]):
-        low = word.lower()
-        size = len(run) - (("of" in run) + ("the" in run))
-        if low == "of" and run and "of" not in run and size < limit:
+    for i, word in enumerate(words):
+        low = lows[i]
+        size = len(run) - joined
+        if low == "of" and run and not joined and size < limit:
             # "the capital of France", "the history of the Roman empire": one phrase, not two
-            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-            if _content(words, i + 1) or (nxt == "the" and _content(words, i + 2)):
+            nxt = lows[i + 1]
+            if content[i + 1] or (nxt == "the" and content[i + 2]):
                 run += ["of", "the"] if nxt == "the" else ["of"]
+                joined = 2 if nxt == "the" else 1
                 skip = i + 1 if nxt == "the" else -1
                 continue
         if i == skip:
             continue
-        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit() and size < limit:
+        if content[i] and size < limit:
             if not run:
-                before = words[i - 1].lower() if i else ""
+                before = lows[i - 1] if i else ""
             keep = (word.isupper() and len(word) > 1) or (word[:1].isupper() and (i > 0 or names_first))
             run.append(word if keep else low)
             continue
         if len(run) > len(best):
             best = [_DETERMINERS[before], *run] if before in _DETERMINERS else run
         run = []
-        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit():
-            before = words[i - 1].lower() if i else ""
+        joined = 0
+        if content[i]:
+            before = lows[i - 1] if i else ""
             run = [word if word[:1].isupper() and i > 0 else low]
     return " ".join(best) if best else "this"
-
-
-def _content(words: list[str], i: int) -> bool:
-    """Whether `words[i]` can be part of a topic."""
-    if i >= len(words):
-        return False
-    low = words[i].lower()
-    return low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit()
 
 
 def answer_shape(text: str) -> str:
@@ -132,7 +133,10 @@ def answer_shape(text: str) -> str:
 _SHAPE_NAMES = ("code", "compare", "steps", "list", "prose")
 _SHAPE_ORDER = {name: i for i, name in enumerate(_SHAPE_NAMES)}
 _SHAPES = re.compile(
-    "|".join(f"(?P<{name}>{pattern.pattern})" for name, pattern in zip(_SHAPE_NAMES, (_CODE, _COMPARE, _STEPS, _LIST))),
+    "|".join(
+        f"(?P<{name}>{pattern.pattern})"
+        for name, pattern in zip(_SHAPE_NAMES[:4], (_CODE, _COMPARE, _STEPS, _LIST), strict=True)
+    ),
     re.I,
 )
 
@@ -228,7 +232,7 @@ _N_ADJ, _N_WORDS = len(ADJECTIVES), len(WORDS)
 
 
 def _fix_articles(text: str) -> str:
-    """"a" before a word that wants "an" (and the like), fixed: `with_article` for each "a <word>"."""
+    """'a' before a word that wants 'an' (and the like), fixed: `with_article` for each "a <word>"."""
     return _ARTICLE_FIX.sub(lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
 
 
@@ -236,7 +240,7 @@ def _compile(template: str) -> str:
     """`template` as a format string whose articles are settled: the fixed words' at once, and an "a"
     before a drawn word becomes a slot for that word with its article (`{xa}`, `{Xn}`, …), so a fill is one
     `format` instead of a regex pass over the text."""
-    slotted = _ARTICLE_SLOT.sub(lambda m: "{" + ("X" if m.group(1) == "A" else "x") + m.group(2) + "}", template)
+    slotted = _ARTICLE_SLOT.sub(lambda m: f"{{{'X' if m.group(1) == 'A' else 'x'}{m.group(2)}}}", template)
     return _fix_articles(slotted)
 
 
