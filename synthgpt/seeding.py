@@ -143,6 +143,20 @@ class DrawRandom(random.Random):
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
         return seq[((z ^ (z >> 31)) * n) >> 64]
 
+    def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
+        # a short list or tuple: `random.Random.sample`'s own small-population steps (the same draws), without
+        # its abstract-base-class check and method look-ups
+        n = len(population) if type(population) in (tuple, list) else -1
+        if counts is not None or not 0 <= k <= n or n > 21:
+            return super().sample(population, k, counts=counts)
+        pool = list(population)
+        result = []
+        for i in range(k):
+            j = self._randbelow(n - i)
+            result.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return result
+
     def randint(self, a: int, b: int) -> int:
         if type(a) is not int or type(b) is not int or not 0 <= b - a < 1 << 32:
             return super().randint(a, b)

@@ -121,24 +121,23 @@ def answer_shape(text: str) -> str:
     """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
     if _GREETING.match(text):
         return "greeting"
-    found = _SHAPE_ORDER.get  # one scan for every shape's words; the first shape in this order wins
-    best = 4
-    for match in _SHAPES.finditer(text):
-        best = min(best, found(match.lastgroup or "", 4))
-        if best == 0:
-            break
-    return _SHAPE_NAMES[best]
+    # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for
+    # those is a fast substring test; other text may match case-insensitively in ways lower() does not show
+    low = text.lower() if text.isascii() else None
+    for shape, pattern, words in _SHAPES:
+        if (low is None or any(w in low for w in words)) and pattern.search(text):
+            return shape
+    return "prose"
 
 
-_SHAPE_NAMES = ("code", "compare", "steps", "list", "prose")
-_SHAPE_ORDER = {name: i for i, name in enumerate(_SHAPE_NAMES)}
-_SHAPES = re.compile(
-    "|".join(
-        f"(?P<{name}>{pattern.pattern})"
-        for name, pattern in zip(_SHAPE_NAMES[:4], (_CODE, _COMPARE, _STEPS, _LIST), strict=True)
-    ),
-    re.I,
-)
+# each shape's pattern, with a substring every match of it contains (in lower case)
+_SHAPES = (
+    ("code", _CODE, ("```", "code", "function", "script", "snippet", "implement", "python", "sql", "bash",
+                     "shell", "regex", "class", "method", "program")),
+    ("compare", _COMPARE, ("vs", "versus", "compar", "difference between", "better than")),
+    ("steps", _STEPS, ("how ", "step", "guide", "walk me through", "setup", "set up")),
+    ("list", _LIST, ("list", "idea", "tip", "ways", "options", "examples", "suggestion", "recommend")),
+)  # fmt: skip
 
 
 # {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree

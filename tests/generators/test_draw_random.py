@@ -101,3 +101,14 @@ def test_forks_draw_alike_in_every_process(hash_seed: str) -> None:
         env={"PYTHONHASHSEED": hash_seed, "PATH": ""},
     ).stdout  # fmt: skip
     assert here == there and here.strip()
+
+
+def test_sample_takes_the_draws_random_sample_takes() -> None:
+    for seed in range(50):
+        for n in (1, 5, 9, 21, 30):
+            for k in (0, 1, n // 2, n):
+                for population in (tuple(range(n)), list(range(n))):
+                    mine = DrawRandom(seed).sample(population, k)
+                    assert mine == random.Random.sample(DrawRandom(seed), population, k)
+    with pytest.raises(ValueError):
+        DrawRandom(1).sample((1, 2), 3)
