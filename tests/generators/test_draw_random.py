@@ -112,3 +112,13 @@ def test_sample_takes_the_draws_random_sample_takes() -> None:
                     assert mine == random.Random.sample(DrawRandom(seed), population, k)
     with pytest.raises(ValueError):
         DrawRandom(1).sample((1, 2), 3)
+
+
+def test_copies_and_pickles_continue_the_same_stream() -> None:
+    import copy
+    import pickle
+
+    rng = DrawRandom(5)
+    rng.random()
+    copied, unpickled = copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))
+    assert rng.random() == copied.random() == unpickled.random()
