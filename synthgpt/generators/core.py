@@ -188,17 +188,20 @@ class Generator(Generic[T]):
 
 _EMPTY_REQUEST = ModelRequest()
 _new_context = object.__new__
-_ITEM_KEYS: list[int] = []
+_ITEM_KEYS: tuple[int, ...] = ()
 
 
 def item_key(i: int) -> int:
     """The fork key of `("item", i)`: list positions are the commonest label, kept in a table."""
-    if i < len(_ITEM_KEYS):
-        return _ITEM_KEYS[i]
+    global _ITEM_KEYS
+    keys = _ITEM_KEYS
+    if i < len(keys):
+        return keys[i]
     if i >= 4096:
         return label_key(("item", i))
-    _ITEM_KEYS.extend(label_key(("item", j)) for j in range(len(_ITEM_KEYS), i + 1))
-    return _ITEM_KEYS[i]
+    # a whole new table, swapped in at once: threads growing it together each build a correct one
+    keys = _ITEM_KEYS = tuple(label_key(("item", j)) for j in range(min(4096, max(64, 2 * i + 1))))
+    return keys[i]
 
 
 def _collect_functions(value: Any, found: list[object]) -> None:
