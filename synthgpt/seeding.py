@@ -9,7 +9,9 @@ import random
 import struct
 from typing import Any
 
-__all__ = ["canonical_json", "derive_seed", "make_rng", "token_from_seed"]
+__all__ = [
+    "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed", "token_from_seed",
+]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _HEX = "0123456789abcdef"
@@ -33,7 +35,140 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(b"".join(chunks), digest_size=8).digest(), "little")
 
 
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: the odd integer nearest 2**64 / golden ratio
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_UNIT = 2.0**-53
+_BY_BITS: Any = random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]  # private, stable
+
+
+def mix_seed(seed: int, key: int) -> int:
+    """The seed of a sub-stream `key` of `seed`: SplitMix64's output function over their xor.
+
+    A bijection of `seed ^ key`, so distinct keys under one seed never share a sub-stream; `key` is a
+    `label_key`, itself a hash, so no structure of the labels shows through.
+    """
+    z = ((seed ^ key) + _GAMMA) & _MASK
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+    return z ^ (z >> 31)
+
+
+_LABEL_KEYS: dict[str, int] = {}
+
+
+def label_key(label: object) -> int:
+    """A 64-bit key for a fork label, hashed once per process (blake2b of its `str`, as `derive_seed` would).
+
+    Keyed by the label's text, never by the object: `("item", 1)` and `("item", True)` are equal dict keys
+    but different labels, and which of them came first must not decide a value.
+    """
+    text = label if type(label) is str else str(label)
+    key = _LABEL_KEYS.get(text)
+    if key is None:
+        if len(_LABEL_KEYS) >= 65_536:  # labels built from data (item numbers, property names) stay bounded
+            _LABEL_KEYS.clear()
+        key = _LABEL_KEYS[text] = derive_seed(text)
+    return key
+
+
+class DrawRandom(random.Random):
+    """The RNG of one draw: a `random.Random` whose state is SplitMix64 (one 64-bit counter).
+
+    Seeding one costs an attribute store where the Mersenne Twister fills 624 words (~5 µs); a draw makes
+    dozens of forks, most of which draw a value or two. Every `random.Random` method works (they build on
+    `random`, `getrandbits` and `_randbelow`); the common ones are written out here, one mix each.
+    Indices come from the high bits of a 64-bit product (Lemire's multiply-shift): the bias for any
+    sequence shorter than 2**32 is below 2**-32.
+    """
+
+    __slots__ = ("_s",)
+
+    def __init__(self, seed: int = 0) -> None:  # no super().__init__: that would seed a Mersenne Twister
+        self._s = seed & _MASK
+        self.gauss_next = None
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        self._s = (a if isinstance(a, int) else derive_seed(a)) & _MASK
+        self.gauss_next = None
+
+    def getstate(self) -> tuple[Any, ...]:
+        return ("splitmix64", self._s, self.gauss_next)
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        _, self._s, self.gauss_next = state
+
+    def next64(self) -> int:
+        """The next 64 random bits."""
+        self._s = z = (self._s + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return z ^ (z >> 31)
+
+    def random(self) -> float:
+        self._s = z = (self._s + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return ((z ^ (z >> 31)) >> 11) * _UNIT
+
+    def getrandbits(self, k: int) -> int:
+        if k == 64:
+            self._s = z = (self._s + _GAMMA) & _MASK
+            z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+            z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+            return z ^ (z >> 31)
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        out = got = 0
+        while got < k:
+            out |= self.next64() << got
+            got += 64
+        return out & ((1 << k) - 1)
+
+    def _randbelow(self, n: int) -> int:
+        if n > 1 << 32:  # large ranges: exact, by rejection over whole words
+            return int(_BY_BITS(self, n))
+        self._s = z = (self._s + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return ((z ^ (z >> 31)) * n) >> 64
+
+    def choice(self, seq: Any) -> Any:
+        n = len(seq)
+        if not n or n > 1 << 32:
+            return super().choice(seq)
+        self._s = z = (self._s + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return seq[((z ^ (z >> 31)) * n) >> 64]
+
+    def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
+        # a short list or tuple: `random.Random.sample`'s own small-population steps (the same draws), without
+        # its abstract-base-class check and method look-ups
+        n = len(population) if type(population) in (tuple, list) else -1
+        if counts is not None or not 0 <= k <= n or n > 21:
+            return super().sample(population, k, counts=counts)
+        pool = list(population)
+        result = []
+        for i in range(k):
+            j = self._randbelow(n - i)
+            result.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return result
+
+    def randint(self, a: int, b: int) -> int:
+        if type(a) is not int or type(b) is not int or not 0 <= b - a < 1 << 32:
+            return super().randint(a, b)
+        self._s = z = (self._s + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return a + (((z ^ (z >> 31)) * (b - a + 1)) >> 64)
+
+
 def make_rng(seed: int) -> random.Random:
+    """A Mersenne Twister: for long runs of draws from one seed (a stream's logprobs), where its C-speed
+    draws repay its seeding; a generator's draws use `DrawRandom` (`DrawContext.rng`)."""
     return random.Random(seed)
 
 

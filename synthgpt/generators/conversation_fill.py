@@ -11,6 +11,7 @@ ones win). Everything read is part of the request, so the result stays a pure fu
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ _TOOL_VERBS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def _key(name: str) -> str:
     """A field name compared loosely: `temperature_c`, `temperatureC` and `TemperatureC` alike."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
@@ -91,6 +93,7 @@ _NOT_NAMES = frozenset(
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
 
 
+@functools.lru_cache(maxsize=16)  # every nested object of a document asks about the same message
 def _person_name(text: str) -> str | None:
     """The first capitalised phrase that is neither a sentence opener nor the place the text names."""
     place = place_name(text)
@@ -104,6 +107,7 @@ def _person_name(text: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def _stated_number(text: str, field: str) -> int | float | None:
     """A number the text gives for `field`: "25 years old" for an age, "<field> is 25" / "<field>: 25"."""
     if field == "age":

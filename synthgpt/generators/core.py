@@ -4,6 +4,10 @@ A generator is a small immutable object with one method, `draw(ctx)`. Randomness
 context, never reached for: `ctx.rng` is a `random.Random` seeded from the context's seed, and a named
 sub-generator draws from `ctx.fork(label)`, whose seed derives from the parent's seed and the label only.
 So the value a field gets does not depend on which other fields exist or in what order they are drawn.
+
+A fork is cheap: its seed mixes the parent's seed with the label's key (`seeding.mix_seed`, a few integer
+operations; the label is hashed once per process), and its RNG is a `seeding.DrawRandom`, whose seeding is
+one attribute store. A draw makes dozens of forks, most of which draw a value or two.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from .._validation import MAX_ITEMS, finite, shown, whole
 from ..errors import DrawError, RuleError
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import ModelRequest
-from ..seeding import derive_seed
+from ..seeding import DrawRandom, label_key, mix_seed
 
 __all__ = [
     "Bind",
@@ -91,12 +95,30 @@ class DrawContext:
 
     @property
     def rng(self) -> random.Random:
-        if self._rng is None:
-            self._rng = random.Random(self.seed)
-        return self._rng
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = DrawRandom(self.seed)
+        return rng
 
     def fork(self, label: object) -> DrawContext:
-        return self.with_request(self.request, derive_seed(self.seed, label))
+        """The context of a named part: its seed derives from this seed and `label` only."""
+        return self.fork_key(label_key(label))
+
+    def fork_key(self, key: int) -> DrawContext:
+        """`fork` with the label's `seeding.label_key` already taken (a generator keeps its labels' keys)."""
+        child = _new_context(DrawContext)
+        child.request = self.request
+        child.received = self.received
+        child.seed = mix_seed(self.seed, key)
+        child.now = self.now
+        child.captures = self.captures
+        child.rule = self.rule
+        child._call_index = self._call_index
+        child.base_seed = self.base_seed
+        child._rng = None
+        child._order_reads = self._order_reads
+        child.limits = self.limits
+        return child
 
     def with_request(self, request: ModelRequest, seed: int | None = None) -> DrawContext:
         """This context for another request (and seed): same clock reading, captures, rule and call."""
@@ -165,6 +187,21 @@ class Generator(Generic[T]):
 
 
 _EMPTY_REQUEST = ModelRequest()
+_new_context = object.__new__
+_ITEM_KEYS: tuple[int, ...] = ()
+
+
+def item_key(i: int) -> int:
+    """The fork key of `("item", i)`: list positions are the commonest label, kept in a table."""
+    global _ITEM_KEYS
+    keys = _ITEM_KEYS
+    if i < len(keys):
+        return keys[i]
+    if i >= 4096:
+        return label_key(("item", i))
+    # a whole new table, swapped in at once: threads growing it together each build a correct one
+    keys = _ITEM_KEYS = tuple(label_key(("item", j)) for j in range(min(4096, max(64, 2 * i + 1))))
+    return keys[i]
 
 
 def _collect_functions(value: Any, found: list[object]) -> None:
@@ -344,16 +381,18 @@ class Weighted(Generator[Any]):
 class Objects(Generator[dict[str, Any]]):
     """A dict whose values are drawn each from its own fork, labelled by key."""
 
-    __slots__ = ("fields",)
+    __slots__ = ("_keys", "fields")
 
     def __init__(self, fields: Mapping[str, Any]) -> None:
         if not isinstance(fields, Mapping):
             got = type(fields).__name__
             raise RuleError(f"objects takes a dict of field name -> generator or value, got {got}")
         self.fields = {str(k): lift(v) for k, v in fields.items()}
+        self._keys = tuple(label_key(("field", k)) for k in self.fields)  # each field's fork, hashed once
 
     def draw(self, ctx: DrawContext) -> dict[str, Any]:
-        return {k: g.draw(ctx.fork(("field", k))) for k, g in self.fields.items()}
+        fork = ctx.fork_key
+        return {k: g.draw(fork(key)) for (k, g), key in zip(self.fields.items(), self._keys, strict=True)}
 
     def __repr__(self) -> str:
         return "objects({" + ", ".join(f"{k!r}: {g!r}" for k, g in self.fields.items()) + "})"
@@ -368,7 +407,7 @@ class Fixed(Generator[list[Any]]):
         self.items = tuple(items)
 
     def draw(self, ctx: DrawContext) -> list[Any]:
-        return [g.draw(ctx.fork(("item", i))) for i, g in enumerate(self.items)]
+        return [g.draw(ctx.fork_key(item_key(i))) for i, g in enumerate(self.items)]
 
     def __repr__(self) -> str:
         return "[" + ", ".join(map(repr, self.items)) + "]"
@@ -394,12 +433,12 @@ class Lists(Generator[list[Any]]):
     def draw(self, ctx: DrawContext) -> list[Any]:
         size = ctx.rng.randint(self.min_size, self.max_size)
         if not self.unique:
-            return [self.element.draw(ctx.fork(("item", i))) for i in range(size)]
+            return [self.element.draw(ctx.fork_key(item_key(i))) for i in range(size)]
         out: list[Any] = []
         seen: set[str] = set()
         attempt = 0
         while len(out) < size and attempt < size * 20:
-            v = self.element.draw(ctx.fork(("item", attempt)))
+            v = self.element.draw(ctx.fork_key(item_key(attempt)))
             attempt += 1
             key = repr(v)
             if key not in seen:

@@ -1,23 +1,32 @@
-"""Faker-backed fields. One Faker instance per locale, re-seeded for every value from the draw's own seed."""
+"""Faker-backed fields. One Faker instance per locale, re-seeded for every value from the draw's own seed.
+
+The common clock-free providers (names, emails, companies, addresses, phone numbers, …) draw from a table
+per (locale, provider, arguments) instead: `TABLE_SIZE` slots, slot `seed % TABLE_SIZE`, each filled the
+first time it is asked for with the value Faker draws from that slot's own seed. A slot's value depends on
+nothing but its key, so answers are the same in every process whichever slots it filled first; a process
+drawing thousands of values stops calling Faker (~30-150 µs a value) once its tables are full, and one
+drawing a few pays no more than before.
+"""
 
 from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RuleError, UnknownNameError
 from ..jsonutil import dumps
+from ..seeding import derive_seed
 from .core import DrawContext, Generator
 from .faker_time import pin_faker_modules, pinned_now
 
 if TYPE_CHECKING:
     from faker import Faker
 
-__all__ = ["Fake", "faker_for", "faker_providers"]
+__all__ = ["TABLED_PROVIDERS", "TABLE_SIZE", "Fake", "fake_value", "faker_for", "faker_providers"]
 
 _local = threading.local()
 _BUILD_TIME = 1_767_225_600.0  # any fixed instant: the build-time trial call's value is thrown away
@@ -53,6 +62,104 @@ _NOT_PROVIDERS = frozenset(
         "json_bytes",
     }
 )
+
+
+TABLE_SIZE = 1024
+"""Slots per tabled provider: values of one provider repeat across a process after about this many."""
+TABLED_PROVIDERS = frozenset(
+    """
+    name first_name last_name name_male name_female first_name_male first_name_female last_name_male
+    last_name_female prefix suffix email safe_email free_email company_email user_name domain_name
+    domain_word hostname url company company_suffix catch_phrase bs job address street_address street_name
+    street_suffix building_number secondary_address city state state_abbr country country_code postcode
+    zipcode phone_number color_name safe_color_name currency_code currency_name language_name word words
+    sentence paragraph text title
+    """.split()
+)
+"""Providers whose values never depend on the clock and are not identifiers: they draw from tables. Ids
+(`bothify`, `uuid4`, `ean`, …) and dates stay drawn by Faker each time, so ids do not repeat after 1,024."""
+_TABLES: dict[tuple[str, str, str], list[Any]] = {}
+_UNSET = object()
+
+
+def fake_value(seed: int, locale: str, provider: str, kwargs: dict[str, Any], key: str | None = None) -> Any:
+    """The value of `provider` (with `kwargs`) for a draw seeded `seed`: from its table when tabled.
+
+    `key` is `repr` of the sorted keyword arguments, when the caller keeps it.
+    """
+    if provider not in TABLED_PROVIDERS:
+        return _jsonable(getattr(faker_for(seed, locale), provider)(**kwargs))
+    args = key if key is not None else repr(sorted(kwargs.items()))
+    table = _TABLES.get((locale, provider, args))
+    if table is None:
+        if len(_TABLES) >= 256:  # arguments built from data must not grow this without bound
+            _TABLES.clear()
+        table = _TABLES[(locale, provider, args)] = [_UNSET] * TABLE_SIZE
+    slot = seed % TABLE_SIZE
+    value = table[slot]
+    if value is _UNSET:
+        # the slot's own seed: the same value whoever fills it, in any order, in any process
+        with pinned_now(_BUILD_TIME):
+            fk = faker_for(derive_seed("faker-table", locale, provider, args, slot), locale)
+            value = _jsonable(getattr(fk, provider)(**kwargs))
+        if isinstance(value, str):  # shared between answers: only immutable values are kept
+            table[slot] = value
+    return value
+
+
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+)  # fmt: skip
+_ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _pattern(rng: random.Random, text: str, letters: str, digits: bool, letters_too: bool) -> str:
+    """Faker's `numerify`/`lexify`/`bothify` rules, in one pass: # a digit, % 1-9, $ 2-9, ! a digit or
+    nothing, @ 1-9 or nothing; ? a character of `letters`."""
+    out: list[str] = []
+    for ch in text:
+        if digits and ch in "#%$!@":
+            if ch == "#":
+                out.append(str(rng.randrange(10)))
+            elif ch == "%":
+                out.append(str(rng.randrange(1, 10)))
+            elif ch == "$":
+                out.append(str(rng.randrange(2, 10)))
+            elif rng.randrange(2):  # ! and @: half the time nothing
+                out.append(str(rng.randrange(10) if ch == "!" else rng.randrange(1, 10)))
+        elif letters_too and ch == "?":
+            out.append(rng.choice(letters) if letters else "")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# Providers drawn here from the draw's own RNG instead of by Faker (the same kinds of values, ~20x cheaper):
+# the character patterns of any locale, and en_US's day and month names (Faker takes them from a random
+# datetime before the clock's now; any of the seven days is as likely).
+_NATIVE: dict[str, Callable[..., str]] = {
+    "bothify": lambda rng, text="## ??", letters=_ASCII_LETTERS: _pattern(rng, text, letters, True, True),
+    "numerify": lambda rng, text="###": _pattern(rng, text, "", True, False),
+    "lexify": lambda rng, text="????", letters=_ASCII_LETTERS: _pattern(rng, text, letters, False, True),
+}
+_NATIVE_EN_US: dict[str, Callable[..., str]] = {
+    "day_of_week": lambda rng: rng.choice(_DAYS),
+    "month_name": lambda rng: rng.choice(_MONTHS),
+}
+
+
+def _native(provider: str, locale: str, kwargs: dict[str, Any]) -> Callable[..., str] | None:
+    """The native drawer of `provider`, if it has one that takes these arguments as Faker does."""
+    found = _NATIVE.get(provider) or (_NATIVE_EN_US.get(provider) if locale == "en_US" else None)
+    if found is None:
+        return None
+    if provider in ("bothify", "lexify") and not isinstance(kwargs.get("letters", ""), str):
+        return None  # Faker takes any sequence of letters; this one takes text
+    if not isinstance(kwargs.get("text", ""), str):
+        return None
+    return found
 
 
 class _FakerRandom(random.Random):
@@ -120,7 +227,7 @@ def faker_providers(locale: str = "en_US") -> frozenset[str]:
 class Fake(Generator[Any]):
     """Any Faker provider by name, with its keyword arguments: fake("name"), fake("date", pattern="%Y")."""
 
-    __slots__ = ("kwargs", "locale", "provider")
+    __slots__ = ("_key", "_native", "kwargs", "locale", "provider")
 
     def __init__(self, provider: str, locale: str = "en_US", **kwargs: Any) -> None:
         try:
@@ -135,6 +242,8 @@ class Fake(Generator[Any]):
         self.provider = provider
         self.locale = locale
         self.kwargs = kwargs
+        self._key = repr(sorted(kwargs.items()))  # the table's key for these arguments
+        self._native = _native(provider, locale, kwargs)
         # Fail at build time, not draw time, if the keyword arguments do not fit the provider.
         try:
             with pinned_now(_BUILD_TIME):
@@ -143,6 +252,10 @@ class Fake(Generator[Any]):
             raise RuleError(f"fake({provider!r}): {exc}") from None
 
     def draw(self, ctx: DrawContext) -> Any:
+        if self._native is not None:
+            return self._native(ctx.rng, **self.kwargs)
+        if self.provider in TABLED_PROVIDERS:
+            return fake_value(ctx.seed, self.locale, self.provider, self.kwargs, self._key)
         # relative dates ("date_of_birth", "past_date", …) count from the injected clock, not the wall clock
         with pinned_now(ctx.now):
             value = getattr(faker_for(ctx.seed, self.locale), self.provider)(**self.kwargs)

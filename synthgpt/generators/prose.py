@@ -80,50 +80,64 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     run: list[str] = []
     before = ""
     words = _WORD.findall(text)
+    # each word's lower case and whether it can be part of a topic, once (a topic word never is "of"/"the")
+    lows = [w.lower() for w in words]
+    content = [lw not in _NOT_TOPIC and len(lw) >= 3 and not lw.isdigit() for lw in lows]
+    words.append("")
+    lows.append("")
+    content += [False, False, False]
+    joined = 0  # how many of "of", "the" the run holds: they do not count towards `limit`
     skip = -1
-    for i, word in enumerate([*words, ""]):
-        low = word.lower()
-        size = len(run) - (("of" in run) + ("the" in run))
-        if low == "of" and run and "of" not in run and size < limit:
+    for i, word in enumerate(words):
+        low = lows[i]
+        size = len(run) - joined
+        if low == "of" and run and not joined and size < limit:
             # "the capital of France", "the history of the Roman empire": one phrase, not two
-            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-            if _content(words, i + 1) or (nxt == "the" and _content(words, i + 2)):
+            nxt = lows[i + 1]
+            if content[i + 1] or (nxt == "the" and content[i + 2]):
                 run += ["of", "the"] if nxt == "the" else ["of"]
+                joined = 2 if nxt == "the" else 1
                 skip = i + 1 if nxt == "the" else -1
                 continue
         if i == skip:
             continue
-        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit() and size < limit:
+        if content[i] and size < limit:
             if not run:
-                before = words[i - 1].lower() if i else ""
+                before = lows[i - 1] if i else ""
             keep = (word.isupper() and len(word) > 1) or (word[:1].isupper() and (i > 0 or names_first))
             run.append(word if keep else low)
             continue
         if len(run) > len(best):
             best = [_DETERMINERS[before], *run] if before in _DETERMINERS else run
         run = []
-        if low and low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit():
-            before = words[i - 1].lower() if i else ""
+        joined = 0
+        if content[i]:
+            before = lows[i - 1] if i else ""
             run = [word if word[:1].isupper() and i > 0 else low]
     return " ".join(best) if best else "this"
-
-
-def _content(words: list[str], i: int) -> bool:
-    """Whether `words[i]` can be part of a topic."""
-    if i >= len(words):
-        return False
-    low = words[i].lower()
-    return low not in _NOT_TOPIC and len(low) >= 3 and not low.isdigit()
 
 
 def answer_shape(text: str) -> str:
     """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
     if _GREETING.match(text):
         return "greeting"
-    for shape, pattern in (("code", _CODE), ("compare", _COMPARE), ("steps", _STEPS), ("list", _LIST)):
-        if pattern.search(text):
+    # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for
+    # those is a fast substring test; other text may match case-insensitively in ways lower() does not show
+    low = text.lower() if text.isascii() else None
+    for shape, pattern, words in _SHAPES:
+        if (low is None or any(w in low for w in words)) and pattern.search(text):
             return shape
     return "prose"
+
+
+# each shape's pattern, with a substring every match of it contains (in lower case)
+_SHAPES = (
+    ("code", _CODE, ("```", "code", "function", "script", "snippet", "implement", "python", "sql", "bash",
+                     "shell", "regex", "class", "method", "program")),
+    ("compare", _COMPARE, ("vs", "versus", "compar", "difference between", "better than")),
+    ("steps", _STEPS, ("how ", "step", "guide", "walk me through", "setup", "set up")),
+    ("list", _LIST, ("list", "idea", "tip", "ways", "options", "examples", "suggestion", "recommend")),
+)  # fmt: skip
 
 
 # {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree
@@ -207,21 +221,56 @@ _CODE_BODIES = {
 }
 
 
+_ARTICLE_FIX = re.compile(r"\b([Aa]) (\w+)")
+_ARTICLE_SLOT = re.compile(r"\b([Aa]) \{([anm])\}")
+# each drawn word with the article it takes, both cases: "an early", "An early", "a useful"
+_ARTICLED = {w: with_article(w) for w in (*ADJECTIVES, *WORDS)}
+_ARTICLED_CAP = {w: with_article(w, capital=True) for w in (*ADJECTIVES, *WORDS)}
+_COMPILED: dict[str, str] = {}
+_N_ADJ, _N_WORDS = len(ADJECTIVES), len(WORDS)
+
+
+def _fix_articles(text: str) -> str:
+    """'a' before a word that wants 'an' (and the like), fixed: `with_article` for each "a <word>"."""
+    return _ARTICLE_FIX.sub(lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
+
+
+def _compile(template: str) -> str:
+    """`template` as a format string whose articles are settled: the fixed words' at once, and an "a"
+    before a drawn word becomes a slot for that word with its article (`{xa}`, `{Xn}`, …), so a fill is one
+    `format` instead of a regex pass over the text."""
+    slotted = _ARTICLE_SLOT.sub(lambda m: f"{{{'X' if m.group(1) == 'A' else 'x'}{m.group(2)}}}", template)
+    return _fix_articles(slotted)
+
+
 class _Words:
-    """Draws the words a template needs, always the same number in the same order per template."""
+    """Fills a template's slots with drawn words: one 64-bit draw per template, always, in a fixed order."""
+
+    __slots__ = ("rng", "subject")
 
     def __init__(self, rng: random.Random, subject: str) -> None:
         self.rng = rng
-        self.subject = subject
+        # the subject's own articles ("a apple" as asked), settled once; no template puts "a" before {t}
+        self.subject = _fix_articles(subject)
 
     def fill(self, template: str) -> str:
-        rng = self.rng
-        adjective, noun, other = rng.choice(ADJECTIVES), rng.choice(WORDS), rng.choice(WORDS)
-        if other == noun:
-            other = WORDS[(WORDS.index(noun) + 1) % len(WORDS)]
-        text = template.format(t=self.subject, a=adjective, n=noun, m=other)
-        # "a" before an adjective that wants "an" is fixed here, once, for every template
-        return re.sub(r"\b([Aa]) (\w+)", lambda m: with_article(m.group(2), capital=m.group(1) == "A"), text)
+        compiled = _COMPILED.get(template)
+        if compiled is None:
+            compiled = _compile(template)
+            if len(_COMPILED) < 4096:  # the phrase tables; a comparison's verdict names the asked sides
+                _COMPILED[template] = compiled
+        # three words from one draw: mixed-radix digits of 64 random bits (the bias is below 2**-40)
+        x = self.rng.getrandbits(64)
+        x, i = divmod(x, _N_ADJ)
+        x, j = divmod(x, _N_WORDS)
+        k = x % (_N_WORDS - 1)
+        adjective, noun = ADJECTIVES[i], WORDS[j]
+        other = WORDS[k + (k >= j)]  # never the noun again
+        return compiled.format(
+            t=self.subject, a=adjective, n=noun, m=other,
+            xa=_ARTICLED[adjective], xn=_ARTICLED[noun], xm=_ARTICLED[other],
+            Xa=_ARTICLED_CAP[adjective], Xn=_ARTICLED_CAP[noun], Xm=_ARTICLED_CAP[other],
+        )  # fmt: skip
 
 
 _NUMBERS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}

@@ -14,6 +14,7 @@ field keeps its seeded value when the message has nothing that fits.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -71,6 +72,17 @@ def _places(text: str) -> tuple[str | None, dict[str, str]]:
     return next(iter(out.values()), None), out
 
 
+@functools.lru_cache(maxsize=16)
+def _read(text: str) -> tuple[str | None, dict[str, str], str | None, MessageValues]:
+    """What `fill_from_request` reads from a message: its places, its subject and its values. Kept for the
+    few latest messages: a document fills every nested object from the same message (the dict is only
+    read)."""
+    place, places = _places(text)  # one scan: `place` is what `place_name` gives
+    about = topic(text)
+    subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
+    return place, places, subject, MessageValues.of(text)
+
+
 def _fits(value: str, prop: dict[str, Any], kind: str = "") -> bool:
     if prop.get("type") != "string" or {"enum", "const", "pattern"} & prop.keys():
         return False
@@ -85,10 +97,8 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     props = schema.get("properties")
     if not isinstance(args, dict) or not isinstance(props, dict) or not last_user.strip():
         return args
-    place, places = _places(last_user)  # one scan: `place` is what `place_name` gives
-    about = topic(last_user)
-    subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
-    given = _Given(MessageValues.of(last_user))
+    place, places, subject, values = _read(last_user)
+    given = _Given(values)
     required = schema.get("required")
     required = set(required) if isinstance(required, list) else set()
     out = dict(args)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import DrawError, RuleError, SchemaError
-from ..seeding import canonical_json
-from .core import DrawContext, Generator, lift
+from ..seeding import canonical_json, label_key
+from .core import DrawContext, Generator, item_key, lift
 from .schema_check import (
     _ONE_OF_TRIES,
     _TYPES,
@@ -52,6 +53,12 @@ def _count(n: int) -> None:
                 "(max_schema_values); make recursive properties rarer or lower max_depth",
                 code="draw_over_budget",
             )
+
+
+@functools.lru_cache(maxsize=4096)
+def _prop_keys(name: str) -> tuple[int, int]:
+    """The fork keys of property `name`: whether it is present (`("optional", name)`), and its value."""
+    return label_key(("optional", name)), label_key(("prop", name))
 
 
 class FromSchema(Generator[Any]):
@@ -201,10 +208,10 @@ class FromSchema(Generator[Any]):
             if (
                 name not in required
                 and not forced
-                and (minimal or ctx.fork(("optional", name)).rng.random() < 0.5)
+                and (minimal or ctx.fork_key(_prop_keys(name)[0]).rng.random() < 0.5)
             ):
                 continue
-            out[name] = self._slot(_prop(f, name), ctx.fork(("prop", name)), p, name, refs, minimal)
+            out[name] = self._slot(_prop(f, name), ctx.fork_key(_prop_keys(name)[1]), p, name, refs, minimal)
         return out
 
     def _array(
@@ -229,7 +236,7 @@ class FromSchema(Generator[Any]):
             n = max(n, min(max(wanted, default=0), top))
         if not f.get("uniqueItems"):
             return [
-                self._slot(_item(f, i), ctx.fork(("item", i)), (*path, str(i)), name, refs, minimal)
+                self._slot(_item(f, i), ctx.fork_key(item_key(i)), (*path, str(i)), name, refs, minimal)
                 for i in range(n)
             ]
         out: list[Any] = []
@@ -238,7 +245,7 @@ class FromSchema(Generator[Any]):
             if len(out) == n:
                 break
             i = len(out)
-            v = self._slot(_item(f, i), ctx.fork(("item", attempt)), (*path, str(i)), name, refs, minimal)
+            v = self._slot(_item(f, i), ctx.fork_key(item_key(attempt)), (*path, str(i)), name, refs, minimal)
             if canonical_json(v) not in seen:
                 seen.add(canonical_json(v))
                 out.append(v)

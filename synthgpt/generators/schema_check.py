@@ -130,7 +130,19 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
             return None
         v = rng.uniform(a, b) if rng is not None else a
         return next((c for c in (round(v, 2), v, (a + b) / 2) if ok(c)), a)
-    step = Fraction(str(m)) if m is not None else Fraction(1)
+    if m is None:  # whole numbers: the steps below with a step of 1, in plain integer arithmetic
+        kmin = None if lo is None else math.ceil(lo)
+        kmin = None if kmin is None else kmin + (lox and kmin == lo)
+        kmax = None if hi is None else math.floor(hi)
+        kmax = None if kmax is None else kmax - (hix and kmax == hi)
+        if kmin is not None and kmax is not None and kmin > kmax:
+            return None
+        ka, kb = math.ceil(a), math.floor(b)
+        ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
+        if ka > kb:
+            ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
+        return rng.randint(ka, kb) if rng is not None else ka
+    step = Fraction(str(m))
     step = Fraction(step.numerator) if integer else step  # the integers that are multiples of p/q
     kmin = None if lo is None else math.ceil(Fraction(lo) / step)
     kmin = None if kmin is None else kmin + (lox and kmin * step == lo)

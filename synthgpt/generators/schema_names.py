@@ -18,7 +18,7 @@ from typing import Any
 
 from ..seeding import token_from_seed
 from .core import DrawContext
-from .fake import faker_for
+from .fake import fake_value
 from .prose import sentence_about, topic
 
 __all__ = ["FORMATS", "NUMBER_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
@@ -32,13 +32,16 @@ _WORDS_TEXT = (
 WORDS = tuple(_WORDS_TEXT.split())
 _EPOCH = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
 
+_FAKER_ARGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "title": ("sentence", {"nb_words": 4}),
+    "sentence": ("sentence", {"nb_words": 10}),
+}
+
+
 def _faker(ctx: DrawContext, method: str) -> str:
-    fk = faker_for(ctx.fork("faker").seed)  # this thread's own en_US Faker: no lock, no shared state
-    if method == "title":
-        return str(fk.sentence(nb_words=4)).rstrip(".")
-    if method == "sentence":
-        return str(fk.sentence(nb_words=10))
-    return str(getattr(fk, method)())
+    provider, kwargs = _FAKER_ARGS.get(method, (method, {}))
+    value = str(fake_value(ctx.fork("faker").seed, "en_US", provider, kwargs))
+    return value.rstrip(".") if method == "title" else value
 
 
 def _moment(ctx: DrawContext, fmt: str) -> str:

@@ -72,13 +72,14 @@ def test_text_generators_respect_their_sizes(seed: int) -> None:
 def test_prose_talks_about_the_request_keywords() -> None:
     text = draw(g.prose(), 3, user("Explain quantum entanglement simply"))
     assert text == (
-        "In short, the heart of quantum entanglement is a general form. Keep the number and the list "
-        "separate, and reasoning about quantum entanglement gets much easier. That covers the main points "
-        "about quantum entanglement."
+        "There are a few things worth knowing about quantum entanglement. It is worth checking the request "
+        "early, because small differences there add up. I hope this helps. Let me know if you want more "
+        "detail on quantum entanglement."
     )
     # no keywords: talks about "this"
     assert draw(g.prose(2, 2), 3, ModelRequest()) == (
-        "In short, the heart of this is a general form. That covers the main points about this."
+        "There are a few things worth knowing about this. I hope this helps. Let me know if you want more "
+        "detail on this."
     )
 
 
@@ -200,7 +201,7 @@ def test_reply_orders_reasoning_text_then_tool_calls() -> None:
 
 
 def test_example_draws_against_an_empty_request() -> None:
-    assert [g.integer(0, 10).example(seed=s) for s in range(5)] == [6, 2, 0, 3, 3]  # pinned draws
+    assert [g.integer(0, 10).example(seed=s) for s in range(5)] == [9, 6, 6, 1, 4]  # pinned draws
     assert g.last_user().example(request=user("hey")) == "hey"
     # a plain dict is read as ModelRequest.from_dict reads it
     assert g.last_user().example(request={"messages": [{"role": "user", "content": "hey"}]}) == "hey"

@@ -30,5 +30,6 @@ def test_faker_sets_are_sorted_lists() -> None:
     rule = Rule("s", m.always(), g.objects({"s": g.fake("pyset", nb_elements=4, value_types=[str])}))
     text = _ask(rule, "hi")
     assert text == (
-        '{"s":["AYfYHLZPwZMpnjuctymf","MLWYeWBRxnDqkAExFwcb","WBAaNwFlLHgpDjhzfbIw","jSSrSJawjWxBkIoVcMbe"]}'
+        '{"s":["GFPiYccZmDnLenbYxTel","NRWebhvtSrrlzuwQLffN","OAVOvRICQXHFDrqgTjut","WuBARaTQzHBkcFpdpcqf",'
+        '"ZMjSgwMgmPtKFhOhnceO"]}'
     )

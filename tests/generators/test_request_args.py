@@ -88,4 +88,4 @@ def test_trip_fields_draw_city_names_when_the_request_names_none() -> None:
     ask = {"model": "synth-1", "messages": [{"role": "user", "content": "book something"}], "tools": tools}
     out = MockGPT(seed=0).generate(ask)
     args = json.loads(out.tool_calls[0].arguments)
-    assert args == {"destinationCity": "New Virginiaside", "origin_city": "Daltonborough"}  # Faker cities
+    assert args == {"destinationCity": "South Kristinemouth", "origin_city": "Port Toddtown"}  # Faker cities

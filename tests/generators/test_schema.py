@@ -315,9 +315,9 @@ def test_summaries_are_sentences_about_what_was_asked() -> None:
         # a whole sentence that fits, when one of the templates does: never one cut mid-way
         assert len(v["description"]) <= 80 and v["description"].endswith("."), v
     assert FromSchema(schema).draw(DrawContext(asked, 0)) == {
-        "description": "For the movie Inception, a quick region usually works better than a clever team.",
-        "summary": "In practice, what matters most for the movie Inception is a small goal, more than any "
-        "single measure.",
+        "description": "For the movie Inception, a small test usually works better than a clever work.",
+        "summary": "In practice, what matters most for the movie Inception is a large option, more than any "
+        "single effort.",
     }
 
 

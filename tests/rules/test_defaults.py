@@ -224,11 +224,10 @@ def test_error_trigger(status: int, retry: int | None) -> None:
 def test_incomplete_cuts_at_half_the_answer() -> None:
     out = ask("Tell me about rivers !MOCK_INCOMPLETE!")
     assert out.finish_reason == "length"
-    # pinned: half (31) of the 63 tokens of the uncut answer, which goes on "…, because it sets the code…"
-    assert out.usage.completion_tokens == 31 == count_tokens(out.text)
+    # pinned: half (26) of the uncut answer's tokens, cut inside "still"
+    assert out.usage.completion_tokens == 26 == count_tokens(out.text)
     assert out.text == (
-        "In short, the heart of rivers is a general test. The first thing to look at with rivers is "
-        "the element"
+        "In short, the heart of rivers is a simple signal. A good test is whether the view stil"
     )
 
 

@@ -36,7 +36,7 @@ async def test_a_catastrophic_regex_answers_at_once() -> None:
 def test_a_schema_pattern_checked_against_another_branch_is_linear_too() -> None:
     schema = {"oneOf": [{"type": "string", "pattern": "^a{26}!$"}, {"type": "string", "pattern": "^(a+)+$"}]}
     started = time.perf_counter()
-    assert g.from_schema(schema).example(1) == MESSAGE
+    assert g.from_schema(schema).example(3) == MESSAGE  # a seed that draws the first branch
     assert time.perf_counter() - started < 1.0
 
 

@@ -124,7 +124,8 @@ async def test_huge_upper_bounds_are_legal_and_quick(schema: dict[str, Any]) -> 
 
 
 async def test_the_schema_limits_follow_the_app_limits() -> None:
-    schema = {"type": "array", "minItems": 50, "items": {"type": "integer"}}
+    # exactly 51 values (the array and its 50 items): a drawn length above minItems would not fit either
+    schema = {"type": "array", "minItems": 50, "maxItems": 50, "items": {"type": "integer"}}
     async with _client(Limits(max_schema_values=50)) as c:
         r = await c.post("/v1/chat/completions", json=_chat_schema(schema))
     assert r.status_code == 400

@@ -1,0 +1,124 @@
+"""The draw's RNG (`seeding.DrawRandom`) and fork keys: fixed values, every `random.Random` method, and
+the same values in every process whatever its hash seed."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from synthgpt.generators.core import DrawContext, item_key
+from synthgpt.model import ModelRequest
+from synthgpt.seeding import DrawRandom, label_key, mix_seed
+
+_CHAIN = """
+from synthgpt.generators.core import DrawContext
+from synthgpt.model import ModelRequest
+ctx = DrawContext(ModelRequest(), 12345)
+for label in ("text", ("field", "name"), ("item", 3), ("one_of", 1), ("field", "x\u00e9")):
+    ctx = ctx.fork(label)
+print(ctx.seed, ctx.rng.random(), ctx.rng.choice("abcdefghij"), ctx.rng.randint(1, 6))
+"""
+
+
+def test_values_are_pinned() -> None:
+    # SplitMix64 from seed 0: its published first outputs
+    rng = DrawRandom(0)
+    assert [rng.getrandbits(64) for _ in range(3)] == [
+        0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F,
+    ]  # fmt: skip
+    rng = DrawRandom(42)
+    assert (rng.randint(1, 6), rng.choice("abcdef"), rng.random()) == (5, "a", 0.27860113025513866)
+
+
+def test_same_seed_same_values_and_every_random_method_works() -> None:
+    a, b = DrawRandom(7), DrawRandom(7)
+    seq = list(range(20))
+    for rng in (a, b):
+        rng.shuffle(seq)
+    draws = [
+        (r.random(), r.uniform(1, 2), r.randrange(0, 100, 5), r.randint(-3, 3), r.choice("xyz"),
+         r.choices("abc", weights=[1, 2, 3], k=4), r.sample(range(50), 5), r.gauss(0, 1),
+         r.getrandbits(7), r.getrandbits(130), r.randbytes(5), r.randrange(10**30), r.triangular())
+        for r in (a, b)
+    ]  # fmt: skip
+    assert draws[0] == draws[1]
+    assert 0 <= draws[0][8] < 2**7 and 0 <= draws[0][9] < 2**130 and 0 <= draws[0][11] < 10**30
+
+
+def test_state_round_trips_and_reseeding_restarts() -> None:
+    rng = DrawRandom(99)
+    state = rng.getstate()
+    first = [rng.random() for _ in range(5)]
+    rng.setstate(state)
+    assert [rng.random() for _ in range(5)] == first
+    rng.seed(99)
+    assert [rng.random() for _ in range(5)] == first
+    rng.seed("text")  # any hashable seed, as random.Random takes, without the process's str hash
+    assert rng.random() == DrawRandom(label_key("text")).random() == 0.28930226146362337
+
+
+def test_indices_cover_the_range_evenly() -> None:
+    rng = DrawRandom(3)
+    counts = [0] * 6
+    for _ in range(60_000):
+        counts[rng.randint(0, 5)] += 1
+    assert all(9_400 < c < 10_600 for c in counts)
+    assert {rng.choice("ab") for _ in range(100)} == {"a", "b"}
+    with pytest.raises(IndexError):
+        rng.choice([])
+    with pytest.raises(ValueError):
+        rng.randint(5, 1)
+
+
+def test_labels_that_are_equal_keys_but_different_text_stay_apart() -> None:
+    # ("item", 1) == ("item", True) as dict keys; which of them was seen first must not decide a seed
+    assert label_key(("item", True)) != label_key(("item", 1))
+    assert label_key(("item", 1)) == item_key(1)
+    assert label_key("x") != label_key(("x",))
+
+
+def test_fork_depends_on_the_parent_seed_and_the_label_only() -> None:
+    ctx = DrawContext(ModelRequest(), 5, now=3.0, rule="r")
+    child = ctx.fork(("field", "a"))
+    assert child.seed == mix_seed(5, label_key(("field", "a")))
+    assert (child.now, child.rule, child.request) == (3.0, "r", ctx.request)
+    assert ctx.fork("x").rng.random() == DrawContext(ModelRequest(), 5).fork("x").rng.random()
+    assert len({ctx.fork(("item", i)).seed for i in range(1000)}) == 1000
+    assert isinstance(ctx.rng, random.Random)
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "1", "12345"])
+def test_forks_draw_alike_in_every_process(hash_seed: str) -> None:
+    here = subprocess.run(
+        [sys.executable, "-c", _CHAIN], capture_output=True, text=True, check=True,
+        env={"PYTHONHASHSEED": "7", "PATH": ""},
+    ).stdout  # fmt: skip
+    there = subprocess.run(
+        [sys.executable, "-c", _CHAIN], capture_output=True, text=True, check=True,
+        env={"PYTHONHASHSEED": hash_seed, "PATH": ""},
+    ).stdout  # fmt: skip
+    assert here == there and here.strip()
+
+
+def test_sample_takes_the_draws_random_sample_takes() -> None:
+    for seed in range(50):
+        for n in (1, 5, 9, 21, 30):
+            for k in (0, 1, n // 2, n):
+                for population in (tuple(range(n)), list(range(n))):
+                    mine = DrawRandom(seed).sample(population, k)
+                    assert mine == random.Random.sample(DrawRandom(seed), population, k)
+    with pytest.raises(ValueError):
+        DrawRandom(1).sample((1, 2), 3)
+
+
+def test_copies_and_pickles_continue_the_same_stream() -> None:
+    import copy
+    import pickle
+
+    rng = DrawRandom(5)
+    rng.random()
+    copied, unpickled = copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))
+    assert rng.random() == copied.random() == unpickled.random()

@@ -1,0 +1,63 @@
+"""Faker's common providers from per-process tables, and the character patterns drawn natively: the same
+values in any fill order and any process, ids never from a table, arguments kept apart."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from synthgpt import generators as g
+from synthgpt.generators.fake import _TABLES, TABLE_SIZE, TABLED_PROVIDERS, fake_value
+
+_DRAW = """
+import json
+from synthgpt import generators as g
+print(json.dumps({{s: g.fake("name").example(s) for s in {seeds}}}))
+"""
+
+
+def _values(seeds: list[int]) -> dict[str, str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _DRAW.format(seeds=seeds)], capture_output=True, text=True, check=True
+    ).stdout
+    return dict(json.loads(out))
+
+
+def test_a_slot_holds_the_same_value_whichever_order_the_slots_fill() -> None:
+    forward = [*range(40), *range(TABLE_SIZE, TABLE_SIZE + 40)]
+    assert _values(forward) == _values(forward[::-1])
+
+
+def test_table_values_are_drawn_once_and_shared() -> None:
+    _TABLES.clear()
+    a = fake_value(3, "en_US", "company", {})
+    assert fake_value(3 + TABLE_SIZE, "en_US", "company", {}) == a  # the same slot
+    assert len({fake_value(s, "en_US", "company", {}) for s in range(200)}) > 150
+    # keyword arguments are part of the key
+    assert fake_value(3, "en_US", "sentence", {"nb_words": 4}) != fake_value(3, "en_US", "sentence", {})
+
+
+def test_ids_and_dates_are_not_tabled() -> None:
+    assert "bothify" not in TABLED_PROVIDERS and "uuid4" not in TABLED_PROVIDERS
+    assert "date" not in TABLED_PROVIDERS and "day_of_week" not in TABLED_PROVIDERS
+    ids = {g.fake("uuid4").example(s) for s in range(3 * TABLE_SIZE)}
+    assert len(ids) == 3 * TABLE_SIZE
+
+
+def test_character_patterns_follow_fakers_rules() -> None:
+    values = [g.fake("bothify", text="??-#####").example(s) for s in range(300)]
+    assert all(re.fullmatch(r"[A-Za-z]{2}-\d{5}", v) for v in values)
+    assert len(set(values)) == 300
+    odd = [g.fake("numerify", text="%$!@").example(s) for s in range(300)]
+    assert all(re.fullmatch(r"[1-9][2-9]\d?[1-9]?", v) for v in odd)
+    assert {len(v) for v in odd} == {2, 3, 4}
+    assert all(set(g.fake("lexify", text="????", letters="AB").example(s)) <= {"A", "B"} for s in range(50))
+    assert g.fake("bothify", text="no pattern").example(0) == "no pattern"
+
+
+def test_day_and_month_names() -> None:
+    days = {g.fake("day_of_week").example(s) for s in range(200)}
+    assert days == {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+    assert len({g.fake("month_name").example(s) for s in range(400)}) == 12
