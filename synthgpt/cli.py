@@ -13,6 +13,8 @@
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
     synthgpt explain RULE_FILES… --request FILE | --prompt TEXT
                                    which rule answers and why the others do not (synthgpt.explain_cli)
+    synthgpt record --upstream URL [--out recorded.yaml] [--api-key-env VAR]
+                                   a proxy recording real traffic into a rule file (synthgpt.record.cli)
     synthgpt --version
 
 Every flag of `serve` and `init` is also read from `SYNTHGPT_<FLAG>` (`synthgpt.cli_env`).
@@ -34,7 +36,8 @@ from .limits import DEFAULT_LIMITS
 
 __all__ = ["build_parser", "main"]
 
-_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.explain_cli"}
+_DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.explain_cli",
+              "record": "synthgpt.record.cli"}  # fmt: skip
 
 
 # The argument types raise ArgumentTypeError, whose message argparse prints as is; a ValueError would
@@ -114,7 +117,8 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         "(--max-body-bytes: SYNTHGPT_MAX_BODY_BYTES; RULE_FILES: SYNTHGPT_RULE_FILES, comma-separated).",
     )
     parser.add_argument("--version", action="version", version=f"synthgpt {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,init,check,render,explain}")
+    commands = "{serve,init,check,render,explain,record}"
+    sub = parser.add_subparsers(dest="command", required=True, metavar=commands)
     serve = sub.add_parser("serve", help="serve the HTTP API", description="Serve the HTTP API.")
     serve.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
                        help="YAML/JSON rule files (default: the built-in rule set)")  # fmt: skip
@@ -128,6 +132,9 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     serve.add_argument("--max-body-bytes", type=_positive, default=10 * 1024 * 1024,
                        help="larger request bodies get 413 (default: 10 MiB)")  # fmt: skip
     serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
+    serve.add_argument("--strict", action="store_true",
+                       help="a request no rule of the files answers gets a 404 instead of a built-in answer "
+                            "(for replaying recordings: docs/record.md)")  # fmt: skip
     serve.add_argument("--journal-size", type=_non_negative, default=1000,
                        help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
     serve.add_argument("--journal-bytes", type=_positive, default=64 * 1024 * 1024, metavar="N",
@@ -238,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         watch=args.watch,
+        strict=args.strict,
         journal_size=args.journal_size,
         journal_bytes=args.journal_bytes,
         journal=args.journal,

@@ -129,7 +129,7 @@ class CohereCodec:
 
 
 def _id(output: ModelOutput) -> str:
-    return _uuid(output.id_seed, "cohere-response")
+    return output.stream.id or _uuid(output.id_seed, "cohere-response")
 
 
 def _call(call: dict[str, str], arguments: str) -> dict[str, Any]:

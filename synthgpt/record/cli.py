@@ -1,0 +1,182 @@
+"""`synthgpt record`: run the recording proxy (docs/record.md).
+
+    synthgpt record --upstream URL [--out recorded.yaml] [--api-key-env VAR] [--host 127.0.0.1]
+                    [--port 8000] [--timeout S] [--max-body-bytes N] [--no-timing] [--log-level LEVEL]
+
+Every flag is also read from `SYNTHGPT_<FLAG>` (`synthgpt.cli_env`), as `serve`'s are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from ..cli_env import apply_environment
+from ..errors import ConfigError
+from .proxy import ProxyConfig, create_proxy_app
+from .writer import RecordingFile
+
+__all__ = ["build_parser", "main"]
+
+
+def _upstream(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"must be an http:// or https:// URL, got {value!r}")
+    if parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"must be a base URL without a query, got {value!r}")
+    return value.rstrip("/")
+
+
+def _positive(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
+
+
+def _port(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {n}")
+    return n
+
+
+def _seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {value!r}") from None
+    if not 0 < n <= 86400:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds, got {value}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="synthgpt record",
+        description="Forward every request to a real API, answer with its answer unchanged, and append a "
+        "rule "
+        "that replays it to a rule file (docs/record.md).",
+    )
+    parser.add_argument(
+        "--upstream",
+        type=_upstream,
+        required=True,
+        metavar="URL",
+        help="the real API's base URL, e.g. https://api.openai.com",
+    )
+    parser.add_argument(
+        "--out",
+        default="recorded.yaml",
+        metavar="PATH",
+        help="the rule file recordings are appended to (default: recorded.yaml)",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="send the key in this environment variable upstream, in the provider's header, "
+        "instead of the client's credentials",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=8000, help="port (0 picks a free one; default: 8000)")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600.0,
+        metavar="S",
+        help="longest wait for the upstream between two bytes of an answer (default: 600)",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_positive,
+        default=10 * 1024 * 1024,
+        metavar="N",
+        help="larger request bodies get 413 (default: 10 MiB)",
+    )
+    parser.add_argument(
+        "--no-timing", action="store_true", help="record no first delay or interval in the streams' plans"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="(default: warning)",
+    )
+    return parser
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(2048)
+    return sock
+
+
+def config_from(args: argparse.Namespace) -> ProxyConfig:
+    key: str | None = None
+    if args.api_key_env is not None:
+        key = os.environ.get(args.api_key_env) or None
+        if key is None:
+            raise ConfigError(f"--api-key-env: the environment variable {args.api_key_env} is not set")
+    return ProxyConfig(
+        upstream=args.upstream,
+        recording=RecordingFile(args.out),
+        api_key=key,
+        timeout=args.timeout,
+        max_body_bytes=args.max_body_bytes,
+        timing=not args.no_timing,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import uvicorn
+
+    from ..server.run import url_for
+
+    parser = build_parser()
+    apply_environment(parser, os.environ)
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        config = config_from(args)
+        sock = _bind(args.host, args.port)
+    except ConfigError as exc:
+        print(f"synthgpt record: error: {exc}", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]
+    print(
+        f"synthgpt record: listening on {url_for(args.host, port)}, forwarding to {config.upstream}, "
+        f"recording into {args.out}",
+        flush=True,
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_proxy_app(config),
+            log_level=args.log_level,
+            server_header=False,
+            date_header=False,
+            lifespan="on",
+        )
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
+    print(f"synthgpt record: {len(config.recorded)} new recording(s) in {args.out}", file=sys.stderr)
+    return 0
