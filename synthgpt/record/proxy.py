@@ -12,7 +12,6 @@ error shape.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import time
@@ -76,7 +75,6 @@ class ProxyConfig:
 
 
 def create_proxy_app(config: ProxyConfig) -> Starlette:
-    client = httpx.AsyncClient(timeout=httpx.Timeout(config.timeout, connect=10.0), follow_redirects=False)
     instances: dict[type, WireCodec] = {}
 
     def codec_of(source: WireCodec | type) -> WireCodec:
@@ -87,7 +85,7 @@ def create_proxy_app(config: ProxyConfig) -> Starlette:
 
     def endpoint(codec: WireCodec | None) -> Any:
         async def proxied(request: Request) -> Response:
-            return await _proxy(request, codec, client, config)
+            return await _proxy(request, codec, config)
 
         return proxied
 
@@ -95,15 +93,7 @@ def create_proxy_app(config: ProxyConfig) -> Starlette:
         Route(r.path, endpoint(codec_of(r.codec)), methods=list(r.methods)) for r in API_ROUTES
     ]
     routes.append(Route("/{path:path}", endpoint(None), methods=_METHODS))
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await client.aclose()
-
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes)
 
 
 def _upstream_url(config: ProxyConfig, request: Request, drop_key: bool) -> str:
@@ -123,9 +113,7 @@ def _decoded(codec: WireCodec, raw: bytes, request: Request) -> ModelRequest | N
         return None
 
 
-async def _proxy(
-    request: Request, codec: WireCodec | None, client: httpx.AsyncClient, config: ProxyConfig
-) -> Response:
+async def _proxy(request: Request, codec: WireCodec | None, config: ProxyConfig) -> Response:
     raw = await request.body()
     if len(raw) > config.max_body_bytes:
         return _refusal(
@@ -136,33 +124,52 @@ async def _proxy(
     headers = forward_headers(request.headers, codec, request.url.path, config.api_key)
     url = _upstream_url(config, request, drop_key=config.api_key is not None)
     started = time.monotonic()
+    # a client per request, closed with its answer: nothing outlives the exchange, whether or not the
+    # server runs the app's lifespan (LiveServer does not); recording traffic needs no connection pool
+    client = httpx.AsyncClient(timeout=httpx.Timeout(config.timeout, connect=10.0), follow_redirects=False)
     try:
         sent = client.build_request(request.method, url, headers=headers, content=raw)
         upstream = await client.send(sent, stream=True)
     except httpx.HTTPError as exc:
+        await client.aclose()
         why = f"The upstream {config.upstream} could not be reached: {type(exc).__name__}: {exc}".rstrip(": ")
         log.warning("%s %s: %s", request.method, request.url.path, why)
         return _refusal(codec, 502, why, "upstream_unreachable")
     answer_headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED_ANSWER_HEADERS}
 
+    declared = upstream.headers.get("content-length")
+    expected = int(declared) if declared is not None and declared.isdigit() else None
+
     async def relay() -> AsyncIterator[bytes]:
         chunks: list[bytes] = []
         arrivals: list[float] = []
-        complete = False
+        received = 0
+        recorded = False
+
+        def finish() -> None:
+            nonlocal recorded
+            recorded = True
+            if decoded is not None and codec is not None:
+                data, timing = b"".join(chunks), _timing(started, arrivals)
+                _record(config, codec, decoded, upstream, data, timing, secrets)
+
         try:
             async for chunk in upstream.aiter_raw():
                 arrivals.append(time.monotonic())
                 chunks.append(chunk)
+                received += len(chunk)
+                if expected is not None and received >= expected and not recorded:
+                    # a body of declared length: recorded before its last byte goes out, so a client that
+                    # has its answer finds it in the file
+                    finish()
                 yield chunk
-            complete = True
+            if not recorded:  # a stream: recorded before its end (the last, empty chunk) is sent
+                finish()
         except httpx.HTTPError as exc:  # the upstream broke off: what came is passed on, nothing recorded
             log.warning("%s %s: the upstream's answer broke off: %s", request.method, request.url.path, exc)
         finally:
             await upstream.aclose()
-            if complete and decoded is not None and codec is not None:
-                _record(
-                    config, codec, decoded, upstream, b"".join(chunks), _timing(started, arrivals), secrets
-                )
+            await client.aclose()
 
     return StreamingResponse(relay(), status_code=upstream.status_code, headers=answer_headers)
 

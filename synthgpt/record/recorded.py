@@ -52,7 +52,9 @@ class Recorded:
         if self.embeddings is not None:
             out: dict[str, Any] = {"embeddings": self.embeddings}
         else:
-            out = {"text": self.text}
+            # no text part at all beside tool calls: an empty one would be an empty message item on the
+            # Responses API, where the upstream sent none
+            out = {"text": self.text} if self.text or not self.tool_calls else {}
             if self.reasoning:
                 out["reasoning"] = self.reasoning
                 if self.signature:
