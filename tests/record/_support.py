@@ -43,7 +43,8 @@ rules:
     stream: {first_delay_ms: 120, interval_ms: 40, chunk_chars: 10}
   - name: rate-limited
     match: {last_user: {contains: "rate limit me"}}
-    error: {status: 429, message: Slow down., retry_after_ms: 1500, headers: {x-ratelimit-remaining-requests: "0"}}
+    error:
+      {status: 429, message: Slow down., retry_after_ms: 1500, headers: {x-ratelimit-remaining-requests: "0"}}
 """
 
 WEATHER = {
@@ -65,61 +66,144 @@ GEMINI = "/v1beta/models/gemini-2.5-flash"
 # (id, path, body): every route synthgpt serves, JSON and streamed, with tools, schemas and reasoning
 WIRE_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("chat", "/v1/chat/completions", {"model": "gpt-4o", "messages": [USER]}),
-    ("chat-stream", "/v1/chat/completions",
-     {"model": "gpt-4o", "messages": [USER], "stream": True, "stream_options": {"include_usage": True}}),
-    ("chat-tools", "/v1/chat/completions",
-     {"model": "gpt-4o", "messages": [{"role": "user", "content": "weather in Paris?"}],
-      "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}],
-      "tool_choice": "required"}),
-    ("chat-tools-stream", "/v1/chat/completions",
-     {"model": "gpt-4o", "messages": [{"role": "user", "content": "weather in Paris?"}], "stream": True,
-      "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}],
-      "tool_choice": "required"}),
-    ("chat-schema", "/v1/chat/completions",
-     {"model": "gpt-4o", "messages": [{"role": "user", "content": "a city"}],
-      "response_format": {"type": "json_schema", "json_schema": {"name": "city", "schema": CITY_SCHEMA}}}),
-    ("azure-chat", "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
-     {"messages": [USER]}),
+    (
+        "chat-stream",
+        "/v1/chat/completions",
+        {"model": "gpt-4o", "messages": [USER], "stream": True, "stream_options": {"include_usage": True}},
+    ),
+    (
+        "chat-tools",
+        "/v1/chat/completions",
+        {
+            "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "weather in Paris?"}],
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}],
+            "tool_choice": "required",
+        },
+    ),
+    (
+        "chat-tools-stream",
+        "/v1/chat/completions",
+        {
+            "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "weather in Paris?"}],
+            "stream": True,
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}],
+            "tool_choice": "required",
+        },
+    ),
+    (
+        "chat-schema",
+        "/v1/chat/completions",
+        {
+            "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "a city"}],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "city", "schema": CITY_SCHEMA},
+            },
+        },
+    ),
+    (
+        "azure-chat",
+        "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+        {"messages": [USER]},
+    ),
     ("responses", "/v1/responses", {"model": "gpt-4o", "input": "Tell me about tea"}),
     ("responses-stream", "/v1/responses", {"model": "gpt-4o", "input": "Tell me about tea", "stream": True}),
-    ("responses-tools", "/v1/responses",
-     {"model": "gpt-4o", "input": "weather?", "stream": True,
-      "tools": [{"type": "function", "name": "get_weather", "parameters": WEATHER}]}),
+    (
+        "responses-tools",
+        "/v1/responses",
+        {
+            "model": "gpt-4o",
+            "input": "weather?",
+            "stream": True,
+            "tools": [{"type": "function", "name": "get_weather", "parameters": WEATHER}],
+        },
+    ),
     ("messages", "/v1/messages", {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [USER]}),
-    ("messages-stream", "/v1/messages",
-     {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [USER], "stream": True}),
-    ("messages-thinking", "/v1/messages",
-     {"model": "claude-sonnet-4-5", "max_tokens": 3000, "messages": [USER], "stream": True,
-      "thinking": {"type": "enabled", "budget_tokens": 1024}}),
-    ("messages-tools", "/v1/messages",
-     {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": "weather?"}],
-      "tools": [{"name": "get_weather", "input_schema": WEATHER}], "tool_choice": {"type": "any"}}),
+    (
+        "messages-stream",
+        "/v1/messages",
+        {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [USER], "stream": True},
+    ),
+    (
+        "messages-thinking",
+        "/v1/messages",
+        {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 3000,
+            "messages": [USER],
+            "stream": True,
+            "thinking": {"type": "enabled", "budget_tokens": 1024},
+        },
+    ),
+    (
+        "messages-tools",
+        "/v1/messages",
+        {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 300,
+            "messages": [{"role": "user", "content": "weather?"}],
+            "tools": [{"name": "get_weather", "input_schema": WEATHER}],
+            "tool_choice": {"type": "any"},
+        },
+    ),
     ("embeddings", "/v1/embeddings", {"model": "text-embedding-3-small", "input": ["tea", "coffee"]}),
-    ("embeddings-float", "/v1/embeddings",
-     {"model": "text-embedding-3-small", "input": "tea", "encoding_format": "float", "dimensions": 16}),
+    (
+        "embeddings-float",
+        "/v1/embeddings",
+        {"model": "text-embedding-3-small", "input": "tea", "encoding_format": "float", "dimensions": 16},
+    ),
     ("gemini", GEMINI + ":generateContent", GEMINI_USER),
     ("gemini-sse", GEMINI + ":streamGenerateContent?alt=sse", GEMINI_USER),
     ("gemini-array", GEMINI + ":streamGenerateContent", GEMINI_USER),
-    ("gemini-tools", GEMINI + ":generateContent",
-     {**GEMINI_USER, "tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": WEATHER}]}],
-      "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}),
-    ("gemini-embed", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
-     {"requests": [{"model": "models/gemini-embedding-001", "content": {"parts": [{"text": "tea"}]},
-                   "outputDimensionality": 8}]}),
+    (
+        "gemini-tools",
+        GEMINI + ":generateContent",
+        {
+            **GEMINI_USER,
+            "tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": WEATHER}]}],
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY"}},
+        },
+    ),
+    (
+        "gemini-embed",
+        "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+        {
+            "requests": [
+                {
+                    "model": "models/gemini-embedding-001",
+                    "content": {"parts": [{"text": "tea"}]},
+                    "outputDimensionality": 8,
+                }
+            ]
+        },
+    ),
     ("ollama-stream", "/api/chat", {"model": "llama3.2", "messages": [USER]}),
     ("ollama", "/api/chat", {"model": "llama3.2", "messages": [USER], "stream": False}),
     ("ollama-think", "/api/chat", {"model": "qwen3", "messages": [USER], "think": True}),
-    ("ollama-tools", "/api/chat",
-     {"model": "llama3.2", "messages": [{"role": "user", "content": "weather?"}], "stream": False,
-      "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]}),
+    (
+        "ollama-tools",
+        "/api/chat",
+        {
+            "model": "llama3.2",
+            "messages": [{"role": "user", "content": "weather?"}],
+            "stream": False,
+            "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}],
+        },
+    ),
     ("ollama-embed", "/api/embed", {"model": "nomic-embed-text", "input": ["tea", "coffee"]}),
     ("cohere", "/v2/chat", {"model": "command-a-03-2025", "messages": [USER]}),
     ("cohere-stream", "/v2/chat", {"model": "command-a-03-2025", "messages": [USER], "stream": True}),
     ("bedrock", "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse", BEDROCK_USER),
     ("bedrock-stream", "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse-stream", BEDROCK_USER),
-    ("error-429", "/v1/chat/completions",
-     {"model": "gpt-4o", "messages": [{"role": "user", "content": "please rate limit me"}]}),
-]  # fmt: skip
+    (
+        "error-429",
+        "/v1/chat/completions",
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "please rate limit me"}]},
+    ),
+]
 
 
 def upstream_server() -> LiveServer:
@@ -156,8 +240,9 @@ def record_process(*args: str, env: dict[str, str] | None = None) -> Iterator[st
     import os
 
     cmd = [sys.executable, "-m", "synthgpt", "record", "--port", "0", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                            env={**os.environ, **(env or {})})  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env={**os.environ, **(env or {})}
+    )
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + 30

@@ -53,8 +53,9 @@ def test_the_proxy_passes_the_answer_through_unchanged(recording: Recording, cas
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
-def test_the_recording_replays_byte_identical(recording: Recording, replayed: dict[str, httpx.Response],
-                                              case: str) -> None:  # fmt: skip
+def test_the_recording_replays_byte_identical(
+    recording: Recording, replayed: dict[str, httpx.Response], case: str
+) -> None:
     original, replay = recording.proxied[case], replayed[case]
     assert replay.status_code == original.status_code
     assert replay.headers["content-type"] == original.headers["content-type"]
@@ -109,7 +110,14 @@ def test_a_recorded_stream_keeps_its_timing(upstream: str, tmp_path: Path) -> No
         httpx.post(url + "/v1/chat/completions", json=body, timeout=30)
     (rule,) = yaml.safe_load(out.read_text())["rules"]
     plan = rule["stream"]
-    assert plan["deltas"] == ["One two th", "ree four f", "ive six se", "ven eight ", "nine ten e",
-                              "leven twel", "ve."]  # fmt: skip
+    assert plan["deltas"] == [
+        "One two th",
+        "ree four f",
+        "ive six se",
+        "ven eight ",
+        "nine ten e",
+        "leven twel",
+        "ve.",
+    ]
     assert 120 <= plan["first_delay_ms"] < 1000
     assert 20 <= plan["interval_ms"] < 200
