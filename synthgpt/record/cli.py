@@ -2,6 +2,7 @@
 
     synthgpt record --upstream URL [--out recorded.yaml] [--api-key-env VAR] [--host 127.0.0.1]
                     [--port 8000] [--timeout S] [--max-body-bytes N] [--no-timing] [--log-level LEVEL]
+    synthgpt record --digest REQUEST.json [--route PATH]   a request's canonical form and digest
 
 Every flag is also read from `SYNTHGPT_<FLAG>` (`synthgpt.cli_env`), as `serve`'s are.
 """
@@ -67,13 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="synthgpt record",
         description="Forward every request to a real API, answer with its answer unchanged, and append a "
-        "rule "
-        "that replays it to a rule file (docs/record.md).",
+        "rule that replays it to a rule file (docs/record.md).",
     )
     parser.add_argument(
         "--upstream",
         type=_upstream,
-        required=True,
+        default=None,
         metavar="URL",
         help="the real API's base URL, e.g. https://api.openai.com",
     )
@@ -108,6 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--no-timing", action="store_true", help="record no first delay or interval in the streams' plans"
+    )
+    parser.add_argument(
+        "--digest",
+        default=None,
+        metavar="REQUEST.json",
+        help="print this request body's canonical form and digest (for `canonical:` matchers) instead of "
+        "running the proxy",
+    )
+    parser.add_argument(
+        "--route",
+        default="/v1/chat/completions",
+        metavar="PATH",
+        help="with --digest: the route the body is posted to (default: /v1/chat/completions)",
     )
     parser.add_argument(
         "--log-level",
@@ -155,6 +168,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     apply_environment(parser, os.environ)
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.digest is not None:
+        from .digest import print_description
+
+        try:
+            print_description(args.digest, args.route)
+        except ConfigError as exc:
+            print(f"synthgpt record: error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if args.upstream is None:
+        parser.error("the following arguments are required: --upstream")
     try:
         config = config_from(args)
         sock = _bind(args.host, args.port)
