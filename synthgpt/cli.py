@@ -223,9 +223,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(os.environ)
     args = parser.parse_args(args_list)
     if args.command == "serve":
+        from .record.cli import build_parser as record_parser  # its SYNTHGPT_* settings are known ones
         from .server.run import ENV_VAR
 
-        for warning in unknown_variables(_commands(parser), os.environ, internal=(ENV_VAR,)):
+        known = [*_commands(parser), record_parser()]
+        for warning in unknown_variables(known, os.environ, internal=(ENV_VAR,)):
             print(f"synthgpt serve: warning: {warning}", file=sys.stderr)
     if args.command == "init":
         from .rules.starter import write_starter
