@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import socket
 import sys
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from ..cli import _port, _positive, _seconds  # the argument types `serve` checks its flags with
 from ..cli_env import apply_environment
 from ..errors import ConfigError
 from .proxy import ProxyConfig, create_proxy_app
@@ -34,34 +34,10 @@ def _upstream(value: str) -> str:
     return value.rstrip("/")
 
 
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
-    return n
 
 
-def _port(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {n}")
-    return n
 
 
-def _seconds(value: str) -> float:
-    try:
-        n = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {value!r}") from None
-    if not 0 < n <= 86400:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds, got {value}")
-    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -131,17 +107,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.listen(2048)
-    return sock
 
 
 def config_from(args: argparse.Namespace) -> ProxyConfig:
@@ -163,7 +128,7 @@ def config_from(args: argparse.Namespace) -> ProxyConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     import uvicorn
 
-    from ..server.run import url_for
+    from ..server.run import _bind, url_for
 
     parser = build_parser()
     apply_environment(parser, os.environ)

@@ -32,7 +32,7 @@ from ..codec.common import parse_json_body
 from ..model import ErrorSpec, ModelRequest
 from ..pipeline import error_answer, request_id
 from ..rules.canonical import canonical_digest
-from ..server.routes import API_ROUTES
+from ..server.routes import API_ROUTES, BodyTooLarge, read_body
 from .credentials import forward_headers, request_secrets
 from .readers import read_answer
 from .recorded import Timing
@@ -114,11 +114,10 @@ def _decoded(codec: WireCodec, raw: bytes, request: Request) -> ModelRequest | N
 
 
 async def _proxy(request: Request, codec: WireCodec | None, config: ProxyConfig) -> Response:
-    raw = await request.body()
-    if len(raw) > config.max_body_bytes:
-        return _refusal(
-            codec, 413, f"The request body is over {config.max_body_bytes} bytes.", "request_too_large"
-        )
+    try:
+        raw = await read_body(request, config.max_body_bytes)  # refused as soon as it is known too large
+    except BodyTooLarge as exc:
+        return _refusal(codec, 413, str(exc), "request_too_large")
     decoded = _decoded(codec, raw, request) if codec is not None and request.method == "POST" else None
     secrets = request_secrets(request.headers, request.query_params, config.api_key)
     headers = forward_headers(request.headers, codec, request.url.path, config.api_key)

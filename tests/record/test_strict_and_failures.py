@@ -148,3 +148,17 @@ def test_an_upstream_error_is_recorded_and_replayed(upstream: str, tmp_path: Pat
                 (raised.value.status_code, raised.value.body, raised.value.response.headers["retry-after"])
             )
     assert caught[0] == caught[1] and caught[0][0] == 429
+
+
+def test_other_routes_pass_through_and_big_bodies_are_refused(upstream: str, tmp_path: Path) -> None:
+    out = tmp_path / "recorded.yaml"
+    with recording_proxy(upstream, out, max_body_bytes=200) as (url, config):
+        models = httpx.get(url + "/v1/models")
+        tags = httpx.get(url + "/api/tags")
+        long = [{"role": "user", "content": "x" * 300}]
+        big = httpx.post(url + CHAT, json={"model": "gpt-4o", "messages": long})
+    assert models.content == httpx.get(upstream + "/v1/models").content and models.status_code == 200
+    assert tags.json() == httpx.get(upstream + "/api/tags").json()
+    assert big.status_code == 413 and big.json()["error"]["code"] == "request_too_large"
+    assert "exceeds the limit of 200 bytes" in big.json()["error"]["message"]
+    assert config.recorded == [] and not out.exists()
