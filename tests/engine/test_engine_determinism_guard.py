@@ -12,7 +12,7 @@ import tokenize
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "synthgpt"
-ALLOWED = ("clock.py", "server/", "codec/sse.py", "cli.py")
+ALLOWED = ("clock.py", "server/", "codec/sse.py", "cli/")
 
 _RANDOM_FUNCS = (
     "random|randint|randrange|choice|choices|shuffle|seed|sample|uniform|gauss|getrandbits|triangular|betavariate"

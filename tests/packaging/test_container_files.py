@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from synthgpt import cli
-from synthgpt.cli_env import env_names
+from synthgpt.cli.env import env_names
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from synthgpt import cli
-from synthgpt.cli_env import env_name, env_names
+from synthgpt.cli.env import env_name, env_names
 from synthgpt.rules.check import check_report
 from synthgpt.rules.loader import load_files
 from synthgpt.server.run import ServeConfig

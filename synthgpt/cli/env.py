@@ -84,7 +84,7 @@ def unknown_variables(
     parsers: list[argparse.ArgumentParser], environ: Mapping[str, str], internal: tuple[str, ...] = ()
 ) -> list[str]:
     """A warning for each `SYNTHGPT_*` variable no flag of `parsers` reads (a typo is otherwise silent)."""
-    from .errors import suggest
+    from ..errors import suggest
 
     known = {name for p in parsers for name in env_names(p)}
     out = []

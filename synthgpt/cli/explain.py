@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import SynthGPTError
+from ..errors import SynthGPTError
 
 __all__ = ["build_parser", "main", "prompt_body"]
 
@@ -43,7 +43,7 @@ def prompt_body(api: str, prompt: str, model: str | None = None) -> dict[str, An
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .cli import _clock, _whole
+    from .flags import clock, whole
 
     p = argparse.ArgumentParser(prog="synthgpt explain", description=__doc__.split("\n\n")[0])
     p.add_argument("rule_files", nargs="*", metavar="RULE_FILES",
@@ -54,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", choices=_APIS, default="chat", help="the request's wire format (default: chat)")
     p.add_argument("--model", default=None, help="model for --prompt (default: one of the API's)")
     p.add_argument("--stream", action="store_true", help="explain the request as a stream")
-    p.add_argument("--seed", type=_whole, default=None, help="engine seed (default: the files', else 0)")
-    p.add_argument("--clock", type=_clock, default=None, help="as for `synthgpt serve`")
+    p.add_argument("--seed", type=whole, default=None, help="engine seed (default: the files', else 0)")
+    p.add_argument("--clock", type=clock, default=None, help="as for `synthgpt serve`")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     return p
 
@@ -100,8 +100,8 @@ def _render(result: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .server.explain_view import explain_wire
-    from .server.run import ConfigError, ServeConfig, build_mock
+    from ..server.explain_view import explain_wire
+    from ..server.run import ConfigError, ServeConfig, build_mock
 
     try:
         body = _read_body(args.request) if args.request else prompt_body(args.api, args.prompt, args.model)
