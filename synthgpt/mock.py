@@ -412,9 +412,7 @@ class MockGPT:
             # a copy per answer: the rule's ErrorSpec holds dicts (headers, body) a caller could mutate
             error=None if error is None else error.model_copy(deep=True),
             model=req.model,
-            # a pinned response id pins every id derived from the answer's seed too (output items, tool
-            # uses, signatures): two servers pinning one id write the same ids (what a recording replays)
-            id_seed=seed if stream is None or stream.id is None else derive_seed("pinned-id", stream.id),
+            id_seed=seed,
             created=int(now) if stream is None or stream.created is None else stream.created,
             rule=rule.name,
             embeddings=embeddings,

@@ -46,6 +46,9 @@ class Recorded:
     """A stream's text deltas, in order, as the upstream sent them."""
     id: str | None = None
     created: int | None = None
+    hidden_reasoning: bool = False
+    """The answer reasoned without showing the text (a Responses reasoning item without a summary): the
+    replay draws its own, which shows the same (nothing) where the request asks for reasoning."""
 
     def output(self) -> dict[str, Any]:
         """The rule's `output:` mapping."""

@@ -46,7 +46,7 @@ def answer_rule(
     plan = recorded.stream_plan(timing)
     if plan:
         rule["stream"] = plan
-    if recorded.embeddings is None:
+    if recorded.embeddings is None and not recorded.hidden_reasoning:
         rule["reasoning"] = False
     return rule
 

@@ -121,6 +121,10 @@ WIRE_CASES: list[tuple[str, str, dict[str, Any]]] = [
             "tools": [{"type": "function", "name": "get_weather", "parameters": WEATHER}],
         },
     ),
+    ("responses-reasoning", "/v1/responses",
+     {"model": "gpt-4o", "input": "Tell me about tea", "reasoning": {"effort": "low"}}),
+    ("responses-summary", "/v1/responses",
+     {"model": "gpt-4o", "input": "Tell me about tea", "reasoning": {"effort": "low", "summary": "auto"}}),
     ("messages", "/v1/messages", {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [USER]}),
     (
         "messages-stream",

@@ -94,7 +94,9 @@ def responses_body(body: Any) -> Recorded:
     for item in map(as_dict, as_list(body.get("output"))):
         kind = item.get("type")
         if kind == "reasoning":
-            out.reasoning += "".join(as_str(as_dict(s).get("text")) for s in as_list(item.get("summary")))
+            shown = "".join(as_str(as_dict(s).get("text")) for s in as_list(item.get("summary")))
+            out.reasoning += shown
+            out.hidden_reasoning = out.hidden_reasoning or not shown
             out.signature = out.signature or as_str(item.get("encrypted_content"))
         elif kind == "message":
             out.text += "".join(
