@@ -1,4 +1,4 @@
-"""The `synthgpt` command: `serve`, `init`, `check`, `render` and `explain`, one module each.
+"""The `synthgpt` command: `serve`, `init`, `check`, `render`, `explain` and `record`, one module each.
 
     synthgpt serve [RULE_FILES…] [--host 127.0.0.1] [--port 8000] [--seed N]
                    [--clock fixed[:<unix>]|step:<start>[:<step>]|system] [--workers N] [--max-body-bytes N]
@@ -8,12 +8,14 @@
                    [--limit-concurrency N] [--timeout-keep-alive S] [--header-timeout S]
                    [--state memory|redis://HOST:PORT/DB] [--state-ttl SECONDS] [--state-timeout SECONDS]
                    [--access-log] [--log-level LEVEL] [--log-format text|json] [--no-request-log]
-                                   (synthgpt.cli.serve)
+                   [--strict]      (synthgpt.cli.serve)
     synthgpt init [PATH]           a starter rule file keeping the built-in behaviour (synthgpt.cli.init)
     synthgpt check RULE_FILES…     validate rule files and lint them (synthgpt.rules.check)
     synthgpt render …              write the answers to a requests file as fixtures (synthgpt.render)
     synthgpt explain RULE_FILES… --request FILE | --prompt TEXT
                                    which rule answers and why the others do not (synthgpt.cli.explain)
+    synthgpt record --upstream URL [--out recorded.yaml] [--api-key-env VAR]
+                                   a proxy recording real traffic into a rule file (synthgpt.record.cli)
     synthgpt --version
 
 The parser and the table of commands: `synthgpt.cli.parser`; argument types: `synthgpt.cli.flags`.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 
+from ..record import cli as record
 from . import init, serve
 from .env import apply_environment
 
@@ -23,6 +24,7 @@ PARSED: dict[str, tuple[ModuleType, str, str]] = {
     "serve": (serve, "serve the HTTP API", "Serve the HTTP API."),
     "init": (init, "write a starter rule file", "Write a starter rule file that keeps the built-in behaviour "
              "(`include: builtin`) beside an example rule of your own."),
+    "record": (record, record.HELP, record.DESCRIPTION),  # synthgpt/record/cli.py
 }
 # name -> module whose main(argv) parses the rest of the command line itself
 DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.cli.explain"}

@@ -36,6 +36,9 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-body-bytes", type=positive, default=10 * 1024 * 1024,
                        help="larger request bodies get 413 (default: 10 MiB)")  # fmt: skip
     serve.add_argument("--watch", action="store_true", help="reload the rule files when they change")
+    serve.add_argument("--strict", action="store_true",
+                       help="a request no rule of the files answers gets a 404 instead of a built-in answer "
+                            "(for replaying recordings: docs/record.md)")  # fmt: skip
     serve.add_argument("--journal-size", type=non_negative, default=1000,
                        help="calls kept for GET /_synthgpt/calls (default: 1000)")  # fmt: skip
     serve.add_argument("--journal-bytes", type=positive, default=64 * 1024 * 1024, metavar="N",
@@ -116,6 +119,7 @@ def config_from(args: argparse.Namespace) -> ServeConfig:
         workers=args.workers,
         max_body_bytes=args.max_body_bytes,
         watch=args.watch,
+        strict=args.strict,
         journal_size=args.journal_size,
         journal_bytes=args.journal_bytes,
         journal=args.journal,

@@ -27,9 +27,11 @@ from pydantic import ValidationError
 from ..clock import Clock, FixedClock, parse_clock
 from ..errors import suggest
 from ..generators import answer
-from ..generators.core import Generator
+from ..generators.core import Generator, Just
+from ..generators.embedding import EmbeddingVectors
 from ..generators.registry import REGISTRY
 from ..generators.reply import Reply
+from ..model import ReasoningPart
 from ..profiles import ModelProfile, as_profiles
 from .build import Builder
 from .defaults import BUILTIN_PARTS, TriggerAnswer, builtin_rules
@@ -427,10 +429,17 @@ def _output(spec: OutputSpec, b: Builder, at: NodePath) -> Generator[Any]:
         if tc.id is not None:
             call["id"] = tc.id
         calls.append(call)
+    if spec.embeddings is not None:  # recorded vectors (`synthgpt record`), as the embeddings generator draws
+        vectors = EmbeddingVectors(tuple(tuple(v) for v in spec.embeddings))
+        usage = None if spec.usage is None else spec.usage.model_dump(exclude_none=True)
+        return Just(vectors) if usage is None else answer(vectors, usage=usage)
+    reasoning: Any = spec.reasoning
+    if reasoning is not None and spec.reasoning_signature is not None:
+        reasoning = Just(ReasoningPart(text=reasoning, signature=spec.reasoning_signature))
     reply = Reply(
         text=spec.text,
         tool_calls=calls,
-        reasoning=spec.reasoning,
+        reasoning=reasoning,
         finish_reason=spec.finish_reason,
     )
     if spec.usage is None:

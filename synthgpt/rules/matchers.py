@@ -250,3 +250,10 @@ else:
         if name == "round":
             return tool_round
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# `canonical(digest)` lives with the canonical form it digests (`synthgpt record` writes these matchers);
+# imported last, as it builds on the Matcher above
+from .canonical import canonical  # noqa: E402
+
+__all__ += ["canonical"]

@@ -83,10 +83,16 @@ class OutputSpec(_Spec):
     text: str | None = None
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
     reasoning: str | None = Field(default=None, description="Reasoning/thinking text emitted first.")
+    reasoning_signature: str | None = Field(
+        default=None, description="The reasoning's signature, verbatim (default: a seeded one)."
+    )
     finish_reason: FinishReason | None = Field(
         default=None, description="Default: `tool_calls` when there are tool calls, else `stop`."
     )
     usage: UsageSpec | None = None
+    embeddings: list[list[float]] | None = Field(
+        default=None, description="An embeddings answer: these vectors, one per input, verbatim."
+    )
 
 
 class _Answer(_Spec):

@@ -26,7 +26,7 @@ from starlette.applications import Starlette
 from ..clock import Clock, parse_clock
 from ..codec.sse import StreamAborted
 from ..engine import MockGPT
-from ..errors import ConfigError
+from ..errors import ConfigError, RuleError
 from ..journal import DEFAULT_JOURNAL_BYTES
 from ..limits import DEFAULT_LIMITS, Limits
 from ..state import DEFAULT_TIMEOUT, DEFAULT_TTL, StateStore, open_state
@@ -47,6 +47,7 @@ from .observe import configure_request_log
 
 if TYPE_CHECKING:
     from ..rules.loader import LoadedRules
+    from ..rules.rule import RuleSet
 
 __all__ = ["ENV_VAR", "ConfigError", "ServeConfig", "build_mock", "create_app_from_config",
            "create_app_from_env", "serve"]  # fmt: skip
@@ -108,6 +109,8 @@ class ServeConfig:
     max_schema_values: int = DEFAULT_LIMITS.max_schema_values
     template_ops: int = DEFAULT_LIMITS.template_ops
     """The per-request budgets (`synthgpt.limits.Limits`)."""
+    strict: bool = False
+    """A request no rule of the files answers gets a 404 instead of a built-in answer (`record.strict`)."""
 
     def limits(self) -> Limits:
         return Limits(self.max_answer_bytes, self.max_schema_values, self.template_ops)
@@ -152,7 +155,9 @@ def build_mock(
     mock = mock_from_files(config.rule_files, seed=seed, clock=clock, journal_size=config.journal_size,
                            journal_bytes=config.journal_bytes, limits=config.limits(),
                            context_window=config.context_window)  # fmt: skip
-    if warn is not None and config.rule_files:
+    if config.strict:
+        mock.rules = _strict(mock.rules)
+    elif warn is not None and config.rule_files:
         _warn_unanswered(mock, warn)
     if config.journal is not None:
         from ..journal.sqlite import SQLiteJournal
@@ -167,6 +172,15 @@ def build_mock(
         if shared is not None:
             mock.journal = shared
     return mock
+
+
+def _strict(rules: RuleSet) -> RuleSet:
+    from ..record.strict import strict_rules
+
+    try:
+        return strict_rules(rules)
+    except RuleError as exc:  # a rule of the files took the strict rule's name
+        raise ConfigError(f"--strict: {exc}") from None
 
 
 def _warn_unanswered(mock: MockGPT, out: IO[str]) -> None:
@@ -187,7 +201,8 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
         from ..rules.watch import RuleWatcher
 
         def reload(loaded: LoadedRules) -> None:
-            mock.rules = loaded.ruleset  # one assignment: requests see the old or the new rules
+            # one assignment: requests see the old or the new rules
+            mock.rules = _strict(loaded.ruleset) if config.strict else loaded.ruleset
             log.warning("rules reloaded from %s", ", ".join(config.rule_files))
 
         watcher = RuleWatcher(list(config.rule_files), on_reload=reload)

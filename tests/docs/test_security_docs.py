@@ -12,7 +12,7 @@ from synthgpt.cli import build_parser
 ROOT = Path(__file__).resolve().parents[2]
 NOT_LIMITS = {"--help", "--host", "--port", "--seed", "--clock", "--workers", "--watch", "--journal",
               "--access-log", "--log-level", "--context-window", "--state", "--state-memo-us",
-              "--log-format", "--request-log", "--no-request-log"}  # fmt: skip
+              "--log-format", "--request-log", "--no-request-log", "--strict"}  # fmt: skip
 
 
 def _serve_flags() -> set[str]:

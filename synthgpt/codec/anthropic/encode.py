@@ -218,7 +218,9 @@ def _blocks(output: ModelOutput) -> list[dict[str, Any]]:
                 blocks.append({"type": "text", "text": part.text})
         else:
             value, text = _tool_input(part.arguments)
-            tool_id = "toolu_01" + token_from_seed(derive_seed(seed, "toolu", index), 22)
+            # an id already in Anthropic's form (a recorded one) is kept; others are derived from the seed
+            tool_id = part.id if part.id.startswith("toolu_") else (
+                "toolu_01" + token_from_seed(derive_seed(seed, "toolu", index), 22))  # fmt: skip
             blocks.append(
                 {"type": "tool_use", "id": tool_id, "name": part.name, "input": value, "_json": text}
             )

@@ -169,7 +169,9 @@ def _blocks(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
                 text = dumps(value)
             else:
                 text = part.arguments
-            use_id = "tooluse_" + token_from_seed(derive_seed(output.id_seed, "tooluse", i), 22)
+            # an id already in Bedrock's form (a recorded one) is kept; others are derived from the seed
+            use_id = part.id if part.id.startswith("tooluse_") else (
+                "tooluse_" + token_from_seed(derive_seed(output.id_seed, "tooluse", i), 22))  # fmt: skip
             use = {"toolUseId": use_id, "name": part.name, "input": value}
             blocks.append({"toolUse": use, "_json": text})
     for b in blocks:

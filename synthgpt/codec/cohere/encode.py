@@ -16,7 +16,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import RequestError
-from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, TextOut
+from ...model import (
+    ApiKind,
+    ErrorSpec,
+    Fault,
+    ModelOutput,
+    ModelRequest,
+    ReasoningPart,
+    TextOut,
+    ToolCallPart,
+)
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
 from ..common import dumps, in_schema_order
@@ -129,7 +138,7 @@ class CohereCodec:
 
 
 def _id(output: ModelOutput) -> str:
-    return _uuid(output.id_seed, "cohere-response")
+    return output.stream.id or _uuid(output.id_seed, "cohere-response")
 
 
 def _call(call: dict[str, str], arguments: str) -> dict[str, Any]:
@@ -147,12 +156,17 @@ def _pieces(
         content.append({"type": "thinking", "thinking": thinking})
     if text:
         content.append({"type": "text", "text": text})
-    calls = [
-        {"id": f"{c.name}_{token_from_seed(derive_seed(output.id_seed, 'cohere-call', i), 12, _LOWER)}",
-         "name": c.name, "arguments": c.arguments}
-        for i, c in enumerate(output.tool_calls)
-    ]  # fmt: skip
+    calls = [{"id": _call_id(output, c, i), "name": c.name, "arguments": c.arguments}
+             for i, c in enumerate(output.tool_calls)]  # fmt: skip
     return text, content, calls
+
+
+def _call_id(output: ModelOutput, call: ToolCallPart, index: int) -> str:
+    """`<name>_` + 12 seeded characters; an id already of that form (a recorded one) is kept."""
+    head, tail = call.id[: len(call.name) + 1], call.id[len(call.name) + 1 :]
+    if head == call.name + "_" and len(tail) == 12 and all(ch in _LOWER for ch in tail):
+        return call.id
+    return f"{call.name}_{token_from_seed(derive_seed(output.id_seed, 'cohere-call', index), 12, _LOWER)}"
 
 
 def _finish(output: ModelOutput, calls: bool) -> str:

@@ -228,8 +228,9 @@ def _parts(choice: Choice, request: ModelRequest, seed: int, index: int) -> list
 
 
 def _ids(output: ModelOutput) -> dict[str, str]:
-    return {"modelVersion": output.model,
-            "responseId": token_from_seed(derive_seed(output.id_seed, "gemini-response"), 22)}  # fmt: skip
+    # a rule's pinned id, verbatim, as every API writes it
+    seeded = output.stream.id or token_from_seed(derive_seed(output.id_seed, "gemini-response"), 22)
+    return {"modelVersion": output.model, "responseId": seeded}
 
 
 def _usage(output: ModelOutput) -> dict[str, Any]:

@@ -52,6 +52,13 @@ def response_id(output: ModelOutput) -> str:
     return output.stream.id or hex_id("resp_", output.id_seed, "response")
 
 
+def item_seed(output: ModelOutput) -> int:
+    """What output item ids derive from: the answer's seed, or its rule's pinned response id, so two servers
+    pinning one id write the same item ids (what a recording replays, docs/record.md)."""
+    pinned = output.stream.id
+    return output.id_seed if pinned is None else derive_seed("pinned-id", pinned)
+
+
 def hex_id(prefix: str, seed: int, *labels: object) -> str:
     """`prefix` + 48 hex digits derived from a seed and labels (the form of every Responses id)."""
     return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
@@ -108,7 +115,7 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
 
 def _items(output: ModelOutput, request: ModelRequest) -> list[dict[str, Any]]:
     """The finished output items, in order: reasoning, one message per run of text, function calls."""
-    seed = output.id_seed
+    seed = item_seed(output)
     summarise = request.reasoning is not None and request.reasoning.summary is not None
     encrypted = "reasoning.encrypted_content" in (request.extra.get("include") or ())
     items: list[dict[str, Any]] = []
@@ -194,7 +201,7 @@ def _unknown_position(items: list[dict[str, Any]], after_frames: int) -> int:
 
 def _unknown_item(output: ModelOutput, index: int) -> dict[str, Any]:
     return {
-        "id": hex_id("synth_", output.id_seed, "unknown", index),
+        "id": hex_id("synth_", item_seed(output), "unknown", index),
         "type": UNKNOWN_ITEM_TYPE,
         "status": "completed",
     }
