@@ -53,3 +53,16 @@ def test_headers_are_decoded_once_credentials_dropped() -> None:
     assert journal_headers(envelope.headers) is envelope.headers.pairs  # decoding again costs nothing
     assert envelope.headers["X-CASE"] == "b" and "authorization" not in envelope.headers
     assert dict(envelope.headers) == {"x-case": "b"} and len(envelope.headers) == 1
+
+
+@pytest.mark.parametrize("offset", [-19, -10, -1, 0, 1])
+def test_a_wide_integer_across_a_scan_piece_boundary_is_read_as_an_integer(offset: int) -> None:
+    """A large body is scanned for 19-digit runs piece by piece (the GIL is let go between pieces): a run
+    cut by a piece's end must still send the body to the stdlib path, which keeps the integer whole."""
+    from synthgpt.codec import common
+
+    wide = 12345678901234567890123
+    head = b'{"pad":"' + b"x" * (common._SCAN_PIECE + offset - 8 - len(b'","n":')) + b'","n":'
+    raw = head + str(wide).encode() + b"}"
+    assert len(head) == common._SCAN_PIECE + offset
+    assert parse_body(raw)["n"] == wide
