@@ -7,7 +7,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 DEV_STAMP := $(VENV)/.installed-dev
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: serve test lint typecheck bench demo clean
+.PHONY: serve test lint typecheck bench demo clean system-deps
 
 # A .venv whose Python cannot run (made by another Python, or one since removed) stays broken until
 # deleted: check it on every run and start it again, saying so.
@@ -47,10 +47,19 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-test: lint typecheck
+# Programs the tests start on loopback ports (Debian packages, installed when missing and possible):
+# Chromium for the playground's browser tests, redis-server and nginx for the scale-out tests, node and
+# npm for the Vercel AI SDK test. Where they cannot be installed, those tests skip and say why.
+TEST_PROGRAMS := chromium:chromium redis-server:redis-server nginx:nginx node:nodejs npm:npm
+
+system-deps:
+	@sh scripts/system-deps $(TEST_PROGRAMS)
+
+test: system-deps lint typecheck
 	$(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
 
 bench: $(DEV_STAMP)
+	@sh scripts/system-deps wrk:wrk  # the load generator (the bench falls back to a Python one without it)
 	$(BIN)/python bench/run.py $(ARGS)
 
 clean:

@@ -34,7 +34,7 @@ def missing_programs() -> str | None:
     """Why a cluster cannot run here, or None."""
     missing = [name for name, path in (("redis-server", REDIS), ("nginx", NGINX)) if path is None]
     if missing:
-        return f"{' and '.join(missing)} not installed (apt-get install -y redis-server nginx; .ci/run does)"
+        return f"{' and '.join(missing)} not installed (apt-get install -y redis-server nginx)"
     return None
 
 

@@ -1,8 +1,8 @@
 """The playground and journal viewer in a real browser: Debian's Chromium driven by Playwright.
 
-Skips with the reason where Chromium or the `playwright` package is missing; CI installs both (`.ci/run`
-installs the `chromium` package; `playwright` is in the dev extra, and its own browser download is never
-used: the tests launch `/usr/bin/chromium`).
+Skips with the reason where Chromium or the `playwright` package is missing; `make test` installs both
+(the `chromium` package through scripts/system-deps; `playwright` is in the dev extra, and its own browser
+download is never used: the tests launch `/usr/bin/chromium`).
 """
 
 from __future__ import annotations

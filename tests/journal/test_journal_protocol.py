@@ -32,7 +32,7 @@ def journal(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CallJour
         yield SQLiteJournal(tmp_path / "calls.sqlite", maxlen=10)
     else:
         if REDIS is None:
-            pytest.skip("redis-server is not installed (apt-get install -y redis-server; .ci/run does)")
+            pytest.skip("redis-server is not installed (apt-get install -y redis-server; make test does)")
         server = RedisServer(tmp_path)
         server.start()
         state = RedisState(server.url)

@@ -21,7 +21,7 @@ __all__ = ["REDIS", "RedisServer", "Replicas", "free_port", "redis_server"]
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     if REDIS is None:
-        pytest.skip("redis-server is not installed (apt-get install -y redis-server; .ci/run does)")
+        pytest.skip("redis-server is not installed (apt-get install -y redis-server; make test does)")
     server = RedisServer(tmp_path)
     server.start()
     try:
