@@ -36,7 +36,7 @@ from synthgpt.codec.base import WireCodec
 from synthgpt.model import ModelRequest
 from synthgpt.pipeline import Answered, accept
 from tests.fuzz import test_http_fuzz as openai_routes
-from tests.fuzz import test_http_fuzz_new_apis as other_routes
+from tests.fuzz import test_http_fuzz_gemini_ollama_bedrock_cohere as other_routes
 from tests.fuzz.test_http_fuzz import replace
 
 EXPECTED = Path(__file__).with_name("decode_corpus.json")

@@ -13,7 +13,7 @@ from synthgpt import MockGPT
 from synthgpt.server import create_app
 from synthgpt.testing import InProcessTransport
 from tests.fuzz.test_http_fuzz import RESPONSES
-from tests.fuzz.test_http_fuzz_new_apis import BEDROCK, GEMINI, OLLAMA
+from tests.fuzz.test_http_fuzz_gemini_ollama_bedrock_cohere import BEDROCK, GEMINI, OLLAMA
 
 CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("responses-tool-type-list", "/v1/responses", {**RESPONSES, "tools": [{"type": [], "name": "f"}]},

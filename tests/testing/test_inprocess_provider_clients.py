@@ -1,5 +1,5 @@
-"""In-process clients for the new SDKs (`gemini_client`, `ollama_client`, `cohere_client`): no socket,
-every call in the mock's journal under its API's name."""
+"""In-process clients for the Gemini, Ollama and Cohere SDKs (`gemini_client`, `ollama_client`,
+`cohere_client`): no socket, every call in the mock's journal under its API's name."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The parity issue's new rule-file keys under `synthgpt check`: every mistake reported at its place, and
-the JSON Schema for editors knows them."""
+"""The rule-file keys for model profiles (`models:`) and stream plans (`deltas`, a pinned `id` and
+`created`) under `synthgpt check`: every mistake reported at its place, and the editor schema knows them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from synthgpt.rules.check import main
 from synthgpt.rules.spec import SCHEMA_PATH
 
 
-def test_check_reports_every_mistake_in_the_new_keys_located(
+def test_check_reports_every_mistake_in_profile_and_stream_keys_located(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -42,7 +42,7 @@ def test_check_reports_every_mistake_in_the_new_keys_located(
     ]
 
 
-def test_a_clean_file_with_the_new_keys_passes(
+def test_a_clean_file_with_profile_and_stream_keys_passes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -55,7 +55,7 @@ def test_a_clean_file_with_the_new_keys_passes(
     assert main(["rules.yaml"]) == 0
 
 
-def test_the_editor_schema_documents_the_new_keys() -> None:
+def test_the_editor_schema_documents_profile_and_stream_keys() -> None:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     defs = schema["$defs"]
     assert {"deltas", "id", "created"} <= defs["StreamPlan"]["properties"].keys()

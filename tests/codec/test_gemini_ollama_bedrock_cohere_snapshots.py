@@ -1,8 +1,9 @@
-"""Whole-answer snapshots of the new APIs: the same requests (a tool, thinking, a question) answered by the
-built-in rules at seed 0, as JSON bodies and as exact stream bytes. A change to any byte shows here.
+"""Whole-answer snapshots of Gemini, Ollama, Bedrock and Cohere: the same requests (a tool, thinking, a
+question) answered by the built-in rules at seed 0, as JSON bodies and as exact stream bytes. A change to
+any byte shows here.
 
-The Bedrock stream is binary: its snapshot lists each decoded message (headers, payload) and pins the
-bytes with their SHA-256."""
+The Bedrock stream is binary: its snapshot lists each decoded message (headers, payload) and pins the bytes
+with their SHA-256."""
 
 from __future__ import annotations
 

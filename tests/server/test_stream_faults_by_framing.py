@@ -1,5 +1,6 @@
-"""Every stream fault trigger on every new API, read raw in process: the stream is cut, broken or ended
-where the trigger says, in the API's own framing (SSE, JSON array, NDJSON, AWS event stream)."""
+"""Every stream fault trigger on Gemini, Ollama, Bedrock and Cohere, read raw in process: the stream is cut,
+broken or ended where the trigger says, in the API's own framing (SSE, JSON array, NDJSON, AWS event
+stream)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules see the new APIs by name (`api: [gemini, ollama, cohere, bedrock]`), and one rule answers the same
+"""Rules see every API by name (`api: [gemini, ollama, cohere, bedrock]`), and one rule answers the same
 text through every wire format, in process (`InProcessTransport2`)."""
 
 from __future__ import annotations
