@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("-n", type=int, default=500, help="requests per repeat")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--profile", action="store_true", help="cProfile the synthgpt app and print the top")
+    ap.add_argument("--sort", default="cumulative", help="the profile's order (cumulative, tottime, ...)")
+    ap.add_argument("--callers", metavar="REGEX", help="with --profile: who calls the functions matching")
     ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout")
     ap.add_argument("--memo", action="store_true", help="keep the memo on: repeated requests are replayed")
     args = ap.parse_args(argv)
@@ -158,7 +160,10 @@ def main(argv: list[str] | None = None) -> None:
             asyncio.run(_loop(app, s_call, args.n))
             prof.disable()
             out = io.StringIO()
-            pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(45)
+            stats = pstats.Stats(prof, stream=out).sort_stats(args.sort)
+            stats.print_stats(45)
+            if args.callers:
+                stats.print_callers(args.callers)
             print(out.getvalue().replace(str(ROOT) + "/", ""))
     sys.stdout.flush()
 

@@ -30,9 +30,12 @@ def record_builder(
     at: float,
     captures: dict[str, str],
     started: float,
+    nbytes: int = -1,
 ) -> Callable[[int], CallRecord]:
     """What the journal calls with the call's index (it numbers and stores in one step): the record,
-    kept in the rule's history too. The duration is taken then, for the journal only."""
+    kept in the rule's history too. The duration is taken then, for the journal only. `nbytes` is the
+    record's size when already known (a replayed call holds the request and output of the one it
+    repeats: the same size)."""
 
     def build(index: int) -> CallRecord:
         record = CallRecord(
@@ -45,6 +48,7 @@ def record_builder(
             duration_ms=(time.perf_counter() - started) * 1000.0,
             captures=dict(captures),
             delivery=delivery(req, out),
+            nbytes=nbytes,
         )
         rule._record(record)
         return record

@@ -237,7 +237,7 @@ class MockGPT:
         started = time.perf_counter()
         rule._claim()
         build = record_builder(rule, record.request, record.output, record.seed, record.at, record.captures,
-                               started)  # fmt: skip
+                               started, record.nbytes)  # fmt: skip
         return self.journal.add(build)
 
     def _release(self, resolved: Resolved) -> None:

@@ -85,3 +85,18 @@ def test_a_live_record_is_sized_once_and_packing_reuses_one_pickler_faithfully()
     # rebuilt from one reused pickler (its memo cleared between records): each record its own
     assert [r.request.last_user for r in records] == [f"call {i} " + "x" * i for i in range(KEEP_LIVE + 20)]
     assert [r.output.text for r in records] == [a.text for a in live]
+
+
+def test_a_replayed_call_is_sized_as_the_call_it_repeats() -> None:
+    """A replay (the server's memo) journals the same request and output again: it takes the original
+    record's size instead of walking them once more, and that size is what a walk would give."""
+    from synthgpt.journal.memory import _live_bytes
+
+    mock = MockGPT([Rule("text", m.always(), "Looking it up." + "x" * 50)], seed=1)
+    mock.generate(_ask("find the order"))
+    first = mock.journal.list()[-1]
+    rule = next(r for r in mock.rules if r.name == first.rule)
+    again = mock.replay(rule, first)
+    assert first.nbytes == _live_bytes(first) > 0
+    assert again.nbytes == first.nbytes == _live_bytes(again)
+    assert (again.index, mock.journal.total, mock.journal.bytes) == (1, 2, 2 * first.nbytes)
