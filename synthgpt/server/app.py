@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import State
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -192,6 +194,7 @@ def create_app(
     )
     app.front_api = direct
     app.host_check = HostCheck(allowed_hosts) if allowed_hosts is not None else None
+    app.state = AppState()
     app.state.mock = mock
     app.state.max_body_bytes = max_body_bytes
     app.state.memo = ResponseMemo(memo_entries) if memo_entries else None
@@ -202,6 +205,26 @@ def create_app(
     # each API's codec as its routes use it (the first route's): the playground decodes with them
     app.state.codecs = {codec.api: codec for _, codec in reversed(api_routes)}
     return app
+
+
+class AppState(State):
+    """Starlette's `State` whose attributes are plain instance attributes as well: `State` finds each one
+    through `__getattr__`, a Python call per read (~0.35 µs), and a request reads several (the mock, the
+    memo, the worker, the limits, the metrics). Its mapping side (`_state`) is kept equal."""
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        self._state[key] = value
+        object.__setattr__(self, key, value)
+
+    def __delattr__(self, key: str) -> None:
+        del self._state[key]
+        object.__delattr__(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.__setattr__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.__delattr__(key)
 
 
 class SynthgptApp(Starlette):

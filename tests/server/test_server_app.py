@@ -378,3 +378,21 @@ def test_lifespan_hooks_run_around_serving() -> None:
 def test_max_body_bytes_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_body_bytes must be >= 1, got 0"):
         create_app(MockGPT(), max_body_bytes=0)
+
+
+def test_app_state_reads_as_attributes_and_as_a_mapping() -> None:
+    """`app.state` keeps Starlette's State behaviour (attributes, items, iteration, a missing name is an
+    AttributeError) while its attributes are plain ones (read on every request)."""
+    from synthgpt.server.app import AppState
+
+    state = AppState()
+    state.mock = "m"
+    state["memo"] = None
+    assert (state.mock, state["mock"], state.memo) == ("m", "m", None)
+    assert (sorted(state), len(state)) == (["memo", "mock"], 2)
+    assert vars(state)["mock"] == "m"  # found without State.__getattr__
+    del state.mock
+    del state["memo"]
+    assert len(state) == 0 and getattr(state, "mock", "gone") == "gone"
+    with pytest.raises(AttributeError):
+        _ = state.memo
