@@ -15,15 +15,22 @@ heavy request, so a server that never gets one never starts it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextvars
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import SynthGPTError
 from ..generators.embedding import native_dimensions
 from ..generators.structured import compiled_schema
 from ..logprobs import alternatives_asked
 from ..model import ModelRequest
+from ..pipeline import Accepted, Answered, accept, respond
+
+if TYPE_CHECKING:
+    from ..codec.base import WireCodec
+    from ..engine import MockGPT
 
 __all__ = ["HEAVY_EMBEDDING_FLOATS", "LARGE_BODY_BYTES", "Worker", "heavy"]
 
@@ -85,6 +92,30 @@ class Worker:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="synthgpt-draw")
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    async def accept(
+        self,
+        mock: MockGPT,
+        codec: WireCodec,
+        raw: bytes,
+        headers: Mapping[str, str],
+        params: Mapping[str, str],
+        path: str,
+    ) -> Accepted | Answered:
+        """`pipeline.accept`: in the worker thread for a body of `LARGE_BODY_BYTES` or more (parsing and
+        checking it may take long), on the loop otherwise. The caller holds `lock`."""
+        if len(raw) >= LARGE_BODY_BYTES:
+            return await self.run(partial(accept, mock, codec, raw, headers, params, path=path))
+        return accept(mock, codec, raw, headers, params, path=path)
+
+    async def respond(self, mock: MockGPT, codec: WireCodec, accepted: Accepted) -> Answered:
+        """`pipeline.respond`: a `heavy` answer drawn and encoded in the worker thread, in a copy of the
+        request's context (what the loop set for this request, e.g. a shared call index it claimed), so
+        others' frames keep flowing; on the loop otherwise. The caller holds `lock`."""
+        if heavy(accepted.request):
+            draw = partial(respond, mock, codec, accepted, in_pieces=True)
+            return await self.run(contextvars.copy_context().run, draw)
+        return respond(mock, codec, accepted)
 
     def close(self) -> None:
         if self._executor is not None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from functools import partial
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import ClientDisconnect, Request
@@ -32,11 +31,11 @@ from ..codec.openai_chat.encode import ChatCodec
 from ..codec.openai_responses.encode import ResponsesCodec
 from ..engine import MockGPT
 from ..errors import BodyTooLarge, SynthGPTError
-from ..pipeline import Answered, accept, finish, finish_answered, model_not_found, refuse, respond
+from ..pipeline import Answered, finish, finish_answered, model_not_found, refuse
 from ..state.aio import SharedAnswers
 from .memo import memo_slot, remember, replay
 from .observe import note_answered, note_api, note_frames
-from .offload import LARGE_BODY_BYTES, Worker, heavy
+from .offload import Worker
 from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
 
@@ -186,18 +185,12 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
     if shared is not None:  # `--state redis`: its round trips are awaited outside the draw lock
         answered = await shared.answer(mock, codec, raw, headers, _params(scope), path, worker)
     else:
-        params = _params(scope)
         async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
-            if len(raw) >= LARGE_BODY_BYTES:  # parsing and checking it may take long: off the loop too
-                accepted = await worker.run(partial(accept, mock, codec, raw, headers, params, path=path))
-            else:
-                accepted = accept(mock, codec, raw, headers, params, path=path)
+            accepted = await worker.accept(mock, codec, raw, headers, _params(scope), path)
             if isinstance(accepted, Answered):
                 answered = accepted
-            elif heavy(accepted.request):  # drawn and encoded off the loop: others' frames keep flowing
-                answered = await worker.run(partial(respond, mock, codec, accepted, in_pieces=True))
             else:
-                answered = respond(mock, codec, accepted)
+                answered = await worker.respond(mock, codec, accepted)
     note_answered(scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:

@@ -19,13 +19,11 @@ all, so it answers while Redis is slow or away.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import json
 from collections.abc import Mapping
-from functools import partial
 from typing import TYPE_CHECKING
 
-from ..errors import StateUnavailable
+from ..codec.common import parse_json_body
+from ..errors import RequestError, StateUnavailable
 from .redis import Claim, RedisState, counted, fetched, preclaimed, stored
 
 if TYPE_CHECKING:
@@ -59,16 +57,12 @@ class SharedAnswers:
         path: str,
         worker: Worker,
     ) -> Answered:
-        from ..pipeline import Answered, accept, finish, refuse, respond
-        from ..server.offload import LARGE_BODY_BYTES, heavy
+        from ..pipeline import Answered, finish, refuse
 
         if codec.api == "responses":
             await self._fetch(raw)
         async with worker.lock:
-            if len(raw) >= LARGE_BODY_BYTES:  # parsing and checking it may take long: off the loop too
-                accepted = await worker.run(partial(accept, mock, codec, raw, headers, params, path=path))
-            else:
-                accepted = accept(mock, codec, raw, headers, params, path=path)
+            accepted = await worker.accept(mock, codec, raw, headers, params, path)
         if isinstance(accepted, Answered):
             return accepted
         memo, found = self.state.memo, None
@@ -82,13 +76,8 @@ class SharedAnswers:
         writes: list[asyncio.Task[None]] = []
         token = stored.set(writes)
         try:
-            async with worker.lock:
-                if heavy(accepted.request):  # in the worker thread, with this request's claims
-                    draw = partial(respond, mock, codec, accepted, in_pieces=True)
-                    context = contextvars.copy_context()
-                    answered = await worker.run(lambda: context.run(draw))
-                else:
-                    answered = respond(mock, codec, accepted)
+            async with worker.lock:  # a heavy draw runs in the worker with this request's claims
+                answered = await worker.respond(mock, codec, accepted)
         finally:
             stored.reset(token)
             if claims:
@@ -103,10 +92,14 @@ class SharedAnswers:
         return answered
 
     async def _fetch(self, raw: bytes) -> None:
-        """Read the conversation a Responses request continues, before it is decoded."""
+        """Read the conversation a Responses request continues, before it is decoded. Most requests
+        continue none: those are not parsed here (the decoder parses every body once more). A key
+        spelled with escapes is missed here and read synchronously by the store (`RedisResponseStore.get`)."""
+        if b"previous_response_id" not in raw:
+            return
         try:
-            body = json.loads(raw)
-        except ValueError:
+            body = parse_json_body(raw)
+        except RequestError:
             return  # the decoder says what is wrong with it
         previous = body.get("previous_response_id") if isinstance(body, dict) else None
         if not isinstance(previous, str):

@@ -104,12 +104,12 @@ async def test_the_host_check_is_trustedhostmiddleware_s(host: bytes, allowed: b
 
 
 async def test_an_error_escaping_the_route_is_answered_in_shape(monkeypatch: pytest.MonkeyPatch) -> None:
-    import synthgpt.server.routes as routes
+    import synthgpt.server.offload as offload  # where the route's worker runs pipeline.accept
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(routes, "accept", broken)
+    monkeypatch.setattr(offload, "accept", broken)
     app = create_app(MockGPT(seed=3))
     with pytest.raises(RuntimeError, match="a bug"):  # raised again for the server, as Starlette does
         await _call(app, "/v1/chat/completions", json.dumps(CHAT).encode())
