@@ -14,22 +14,10 @@ from collections.abc import Mapping
 from ..codec.anthropic.encode import MessagesCodec
 from ..codec.gemini.embed import GeminiEmbedCodec
 from ..codec.gemini.encode import GeminiCodec
+from ..codec.headers import CREDENTIAL_HEADERS  # never recorded, and replaced by `--api-key-env`'s key
 
 __all__ = ["CREDENTIAL_HEADERS", "forward_headers", "request_secrets"]
 
-CREDENTIAL_HEADERS = frozenset(
-    {
-        "authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cookie",
-        "proxy-authorization",
-        "x-amz-security-token",
-        "ocp-apim-subscription-key",
-    }
-)
-"""Headers that carry credentials: never recorded, and replaced by `--api-key-env`'s key."""
 _HOP_BY_HOP = frozenset(
     {
         "connection",
