@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import subprocess
 import sys
@@ -38,14 +39,29 @@ StartServer = Callable[..., contextlib.AbstractContextManager[str]]
 @contextlib.contextmanager
 def start_server(*args: str, env: dict[str, str] | None = None, stderr: Path | None = None) -> Iterator[str]:
     """Run `python -m synthgpt serve --port 0 *args` and yield its base URL once /healthz answers."""
-    cmd = [sys.executable, "-m", "synthgpt", "serve", "--host", "127.0.0.1", "--port", "0", *args]
+    with synthgpt_process("serve", *args, env=env, stderr=stderr) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def synthgpt_process(
+    command: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stderr: Path | None = None,
+    healthz: bool = True,
+) -> Iterator[str]:
+    """Run `python -m synthgpt COMMAND --host 127.0.0.1 --port 0 *args` (`serve`, `record`), yield the URL
+    it announces (once /healthz answers, with `healthz`), and stop it afterwards."""
+    cmd = [sys.executable, "-m", "synthgpt", command, "--host", "127.0.0.1", "--port", "0", *args]
     with tempfile.TemporaryFile() if stderr is None else stderr.open("w+b") as err:
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=err, cwd=REPO, env={**os.environ, **(env or {})}
         )
         try:
             url = _wait_for_url(proc, err)
-            _wait_healthy(url, proc)
+            if healthz:
+                _wait_healthy(url, proc)
             yield url
         finally:
             proc.terminate()
@@ -58,10 +74,13 @@ def start_server(*args: str, env: dict[str, str] | None = None, stderr: Path | N
             proc.stdout.close()
 
 
+_ANNOUNCED = re.compile(r"synthgpt(?: \w+:)? listening on (http://[^\s,]+)")
+
+
 def _failure(proc: subprocess.Popen[bytes], err: Any, what: str) -> RuntimeError:
     err.seek(0)
     return RuntimeError(
-        f"synthgpt serve {what} (exit code {proc.poll()}):\n{err.read().decode(errors='replace')}"
+        f"synthgpt {what} (exit code {proc.poll()}):\n{err.read().decode(errors='replace')}"
     )
 
 
@@ -72,8 +91,10 @@ def _wait_for_url(proc: subprocess.Popen[bytes], err: Any) -> str:
         ready, _, _ = select.select([proc.stdout], [], [], 0.2)
         if ready:
             line = proc.stdout.readline().decode().strip()
-            if line.startswith("synthgpt listening on "):
-                return line.rsplit(" ", 1)[1]
+            # `synthgpt listening on URL` (serve), `synthgpt record: listening on URL, forwarding to …`
+            announced = _ANNOUNCED.match(line)
+            if announced:
+                return announced.group(1)
             if not line and proc.poll() is not None:
                 break
         elif proc.poll() is not None:
@@ -93,7 +114,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
         if proc.poll() is not None:
             break
         time.sleep(0.05)
-    raise RuntimeError(f"synthgpt serve at {url} never became healthy")
+    raise RuntimeError(f"synthgpt at {url} never became healthy")
 
 
 @pytest.fixture(scope="session")

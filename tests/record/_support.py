@@ -5,11 +5,6 @@ API that a recording must replay byte for byte."""
 from __future__ import annotations
 
 import contextlib
-import re
-import select
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +13,7 @@ from synthgpt.record import ProxyConfig, RecordingFile, create_proxy_app
 from synthgpt.rules.loader import load_text
 from synthgpt.server.run import ServeConfig, build_mock
 from synthgpt.testing import LiveServer
+from tests.conftest import synthgpt_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -241,31 +237,5 @@ def replay_server(*files: Path, strict: bool = False) -> Iterator[str]:
 @contextlib.contextmanager
 def record_process(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`python -m synthgpt record --port 0 ARGS` as a process; yields its URL once it listens."""
-    import os
-
-    cmd = [sys.executable, "-m", "synthgpt", "record", "--port", "0", *args]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env={**os.environ, **(env or {})}
-    )
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 30
-        url = None
-        while url is None and time.monotonic() < deadline and proc.poll() is None:
-            if select.select([proc.stdout], [], [], 0.2)[0]:
-                found = re.search(r"listening on (\S+),", proc.stdout.readline().decode())
-                url = found.group(1) if found else None
-        if url is None:
-            proc.kill()
-            raise RuntimeError(f"synthgpt record did not start: {proc.communicate()[1].decode()}")
+    with synthgpt_process("record", *args, env=env, healthz=False) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
