@@ -20,7 +20,6 @@ per value (the few a server sees), and the front keeps it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .observe import SCOPE_KEY, Observed, done
+from .observe import SCOPE_KEY, observed
 
 __all__ = ["Front", "HostCheck"]
 
@@ -115,28 +114,10 @@ class Front:
     async def _api(self, endpoint: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
         """The endpoint, observed as `ObserveMiddleware` does, a failure answered as Starlette's
         `ServerErrorMiddleware` does (the app's 500 handler, if nothing was sent yet; raised again)."""
-        started = time.perf_counter()
-        obs = Observed()
-        scope[SCOPE_KEY] = obs
-        sent = False
-
-        async def observing_send(message: Message) -> None:
-            nonlocal sent
-            if message["type"] == "http.response.start":
-                sent = True
-                obs.status = message["status"]
-                obs.first_byte_s = time.perf_counter() - started
-            await send(message)
-
         try:
-            try:
-                await endpoint(scope, receive, observing_send)
-            finally:
-                if obs.api:
-                    obs.duration_s = time.perf_counter() - started
-                    done(scope, obs)
+            await observed(endpoint, scope, receive, send)
         except Exception as exc:
-            if not sent and self.on_error is not None:
+            if not scope[SCOPE_KEY].status and self.on_error is not None:
                 response = await self.on_error(Request(scope), exc)
                 await response(scope, receive, send)
             raise

@@ -42,6 +42,7 @@ __all__ = [
     "note_api",
     "note_frames",
     "note_output",
+    "observed",
 ]
 
 ACCESS_LOGGER = "synthgpt.access"
@@ -132,22 +133,30 @@ class ObserveMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
-        obs = Observed()
-        scope[SCOPE_KEY] = obs
+        await observed(self.app, scope, receive, send)
 
-        async def observing_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                obs.status = message["status"]
-                obs.first_byte_s = time.perf_counter() - started
-            await send(message)
 
-        try:
-            await self.app(scope, receive, observing_send)
-        finally:
-            if obs.api:
-                obs.duration_s = time.perf_counter() - started
-                done(scope, obs)
+async def observed(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> Observed:
+    """Run `app` on an HTTP request, timed: its `Observed` (also `scope[SCOPE_KEY]`) gets the status and
+    the time to first byte when the answer starts; an API request is logged and counted once it ends,
+    however it ends. `status` stays 0 while nothing was sent (what an error handler needs to know)."""
+    started = time.perf_counter()
+    obs = Observed()
+    scope[SCOPE_KEY] = obs
+
+    async def observing_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            obs.status = message["status"]
+            obs.first_byte_s = time.perf_counter() - started
+        await send(message)
+
+    try:
+        await app(scope, receive, observing_send)
+    finally:
+        if obs.api:
+            obs.duration_s = time.perf_counter() - started
+            done(scope, obs)
+    return obs
 
 
 def done(scope: Scope, obs: Observed) -> None:
