@@ -17,7 +17,7 @@ from ..journal import PackedRecord, record_bytes, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from ..profiles import ModelProfile, as_profiles
 from .dispatch import Dispatch
-from .matchers import Matcher, as_matcher
+from .matchers import Captures, Matcher, as_matcher
 from .trace import RuleVerdict, trace_rules
 
 if TYPE_CHECKING:
@@ -340,9 +340,10 @@ class RuleSet:
             fp = self._fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
         return fp
 
-    def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
-        """The first matching rule with calls left; `counter` counts the calls when given (shared state),
-        else each rule counts its own."""
+    def matching(self, request: ModelRequest) -> Iterator[tuple[Rule, Captures, bool]]:
+        """The rules `request` matches, in order, with their captures and whether the answer is free of
+        call order there (no `times` rule at or before: `Dispatch.order_free`). Read-only: no call is
+        claimed. The compiled search (`rules/dispatch.py`) every look-up of the answering rule goes by."""
         dispatch = self.compiled()
         passing: set[int] | None = None  # the last-user tests the request passes, once asked
         for at, rule, match, test in dispatch.candidates(request.api, request.model):
@@ -352,8 +353,13 @@ class RuleSet:
                 if passing.isdisjoint(test):
                     continue
             caps = match(request)
-            if caps is None:
-                continue
+            if caps is not None:
+                yield rule, caps, dispatch.order_free[at]
+
+    def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
+        """The first matching rule with calls left; `counter` counts the calls when given (shared state),
+        else each rule counts its own."""
+        for rule, caps, order_free in self.matching(request):
             unshared: StateUnavailable | None = None
             if counter is None:
                 index = rule._claim()
@@ -366,7 +372,7 @@ class RuleSet:
                     index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return Resolved(rule, dict(caps), index, unshared, dispatch.order_free[at])
+            return Resolved(rule, dict(caps), index, unshared, order_free)
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)

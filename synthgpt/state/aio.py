@@ -120,9 +120,7 @@ class SharedAnswers:
             mock.budget(request)
         except Exception:  # refused before any rule is tried: claiming would skip a step
             return claims
-        for rule in rules:
-            if rule.matcher.match(request) is None:
-                continue
+        for rule, _, _ in rules.matching(request):
             if not counted(rule):
                 break  # answers from its own count in the process: no round trip
             try:

@@ -140,9 +140,7 @@ _pending: set[Any] = set()  # background writes, kept referenced until done
 
 def _answering_rule(mock: MockGPT, request: ModelRequest) -> Rule | None:
     """The rule that answers `request` when its answer is a pure function of it, else None."""
-    for rule in mock.rules:
-        if rule.times is not None:
-            return None  # which rule answers depends on the calls before (as `MockGPT.resolve` judges)
-        if rule.matcher.match(request) is not None:
-            return None if counted(rule) else rule
+    for rule, _, order_free in mock.rules.matching(request):
+        # a `times` rule at or before it: which rule answers depends on the calls before
+        return rule if order_free and not counted(rule) else None
     return None
