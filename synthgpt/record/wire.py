@@ -1,4 +1,5 @@
-"""A recorded stream's bytes back into its events: SSE, NDJSON, a JSON array, the AWS event stream.
+"""A recorded stream's bytes back into its events: SSE, NDJSON, a JSON array, the AWS event stream (read
+by `codec.bedrock.eventstream.decode_events`, beside its writer).
 
 Readers get whole streams (the proxy passes the bytes on as they come and reads them once the stream
 ended), so these parse complete data and skip what cannot be read: a truncated stream records the events
@@ -8,8 +9,9 @@ that arrived whole.
 from __future__ import annotations
 
 import json
-import struct
 from typing import Any
+
+from ..codec.bedrock.eventstream import decode_events as eventstream_events
 
 __all__ = ["eventstream_events", "json_array_events", "ndjson_events", "sse_events"]
 
@@ -43,36 +45,3 @@ def json_array_events(data: bytes) -> list[Any]:
     """Gemini's stream without `?alt=sse`: one JSON array written element by element."""
     value = _json(data)
     return value if isinstance(value, list) else []
-
-
-def eventstream_events(data: bytes) -> list[tuple[str, Any]]:
-    """(`:event-type`, JSON payload) of each event message; exception messages and a cut tail skipped."""
-    events: list[tuple[str, Any]] = []
-    at = 0
-    while at + 16 <= len(data):
-        total, headers_len = struct.unpack_from(">II", data, at)
-        if total < 16 or at + total > len(data):
-            break
-        headers = _headers(data[at + 12 : at + 12 + headers_len])
-        payload = data[at + 12 + headers_len : at + total - 4]
-        if headers.get(":message-type") == "event":
-            events.append((headers.get(":event-type", ""), _json(payload)))
-        at += total
-    return events
-
-
-def _headers(raw: bytes) -> dict[str, str]:
-    out: dict[str, str] = {}
-    at = 0
-    while at < len(raw):
-        name_len = raw[at]
-        name = raw[at + 1 : at + 1 + name_len].decode("utf-8", "replace")
-        at += 1 + name_len
-        kind = raw[at] if at < len(raw) else -1
-        at += 1
-        if kind != 7:  # only string headers appear in Converse streams; anything else ends the reading
-            break
-        (size,) = struct.unpack_from(">H", raw, at)
-        out[name] = raw[at + 2 : at + 2 + size].decode("utf-8", "replace")
-        at += 2 + size
-    return out

@@ -183,3 +183,20 @@ def test_errors_name_their_exception() -> None:
     assert codec.error_headers(RequestError("x", code="ValidationException"), 400)[
         "x-amzn-errortype"
     ].startswith("ValidationException:")
+
+
+def test_decode_events_reads_back_what_encode_message_writes() -> None:
+    """The recorder reads Converse streams with the writer's own module: events in order, exceptions
+    skipped, a payload that is not JSON kept as None, a cut tail dropped."""
+    from synthgpt.codec.bedrock.eventstream import decode_events
+
+    def event(name: str, payload: bytes) -> bytes:
+        return encode_message([(":event-type", name), (":content-type", "application/json"),
+                               (":message-type", "event")], payload)  # fmt: skip
+
+    failure = encode_message(
+        [(":exception-type", "throttlingException"), (":message-type", "exception")], b"{}"
+    )
+    data = event("messageStart", b'{"role":"assistant"}') + failure + event("metadata", b"not json")
+    assert decode_events(data) == [("messageStart", {"role": "assistant"}), ("metadata", None)]
+    assert decode_events(data + event("messageStop", b"{}")[:-5]) == decode_events(data)

@@ -14,13 +14,15 @@ exception, any other an event.
 
 from __future__ import annotations
 
+import json
 import struct
 import zlib
+from typing import Any
 
 from ..base import Frame
 from ..framing import Framing
 
-__all__ = ["EVENTSTREAM", "EXCEPTIONS", "encode_message"]
+__all__ = ["EVENTSTREAM", "EXCEPTIONS", "decode_events", "encode_message"]
 
 EXCEPTIONS = frozenset({
     "internalServerException", "modelStreamErrorException", "validationException", "throttlingException",
@@ -49,6 +51,45 @@ def encode_message(headers: list[tuple[str, str]], payload: bytes) -> bytes:
     head = prelude + struct.pack(">I", zlib.crc32(prelude))
     body = head + raw_headers + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+def decode_events(data: bytes) -> list[tuple[str, Any]]:
+    """(`:event-type`, JSON payload or None) of each event message in `data`, in order: what a recording
+    reads back from a whole stream. Exception messages are skipped, reading stops at a cut tail or a
+    non-string header, and CRCs are not checked (the bytes came from a server, not a wire to verify)."""
+    events: list[tuple[str, Any]] = []
+    at = 0
+    while at + 16 <= len(data):
+        total, headers_len = _PRELUDE.unpack_from(data, at)
+        if total < 16 or at + total > len(data):
+            break
+        headers = _read_headers(data[at + 12 : at + 12 + headers_len])
+        payload = data[at + 12 + headers_len : at + total - 4]
+        if headers.get(":message-type") == "event":
+            try:
+                value = json.loads(payload)
+            except ValueError:
+                value = None
+            events.append((headers.get(":event-type", ""), value))
+        at += total
+    return events
+
+
+def _read_headers(raw: bytes) -> dict[str, str]:
+    out: dict[str, str] = {}
+    at = 0
+    while at < len(raw):
+        name_len = raw[at]
+        name = raw[at + 1 : at + 1 + name_len].decode("utf-8", "replace")
+        at += 1 + name_len
+        kind = raw[at] if at < len(raw) else -1
+        at += 1
+        if kind != _STRING:  # only string headers appear in Converse streams; anything else ends the reading
+            break
+        (size,) = struct.unpack_from(">H", raw, at)
+        out[name] = raw[at + 2 : at + 2 + size].decode("utf-8", "replace")
+        at += 2 + size
+    return out
 
 
 def _render(frame: Frame, index: int) -> bytes:
