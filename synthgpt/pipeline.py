@@ -37,7 +37,7 @@ from .generation import Generation
 from .journal import CallRecord
 from .jsonutil import dumps, dumps_bytes
 from .limits import Limits
-from .model import ErrorSpec, ModelRequest
+from .model import ErrorSpec, Fault, ModelRequest
 from .seeding import derive_seed, token_from_seed
 
 __all__ = [
@@ -46,7 +46,9 @@ __all__ = [
     "Answered",
     "accept",
     "answer",
+    "body_cut",
     "codec_headers",
+    "cut_half",
     "error_answer",
     "finish",
     "finish_answered",
@@ -401,3 +403,18 @@ def _replayable(codec: WireCodec, body: Any) -> bool:
     """The codec's own say (optional `replayable(body)`): a body whose answer reads codec state is not."""
     check = getattr(codec, "replayable", None)
     return True if check is None else bool(check(body))
+
+
+def body_cut(answered: Answered) -> Fault | None:
+    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one: the server sends it cut
+    (`cut_half`), `render` writes it cut, the shared memo never keeps it."""
+    drawn = answered.generation
+    if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
+        return None
+    plan = drawn.output.stream
+    return plan.fault("truncate") or plan.fault("disconnect")
+
+
+def cut_half(body: bytes) -> bytes:
+    """What a cut JSON answer sends: the first half of its bytes, at least one."""
+    return body[: max(1, len(body) // 2)]

@@ -37,8 +37,7 @@ from typing import Any, Literal, TextIO, get_args
 from .codec.base import WireCodec
 from .engine import MockGPT
 from .errors import SynthGPTError
-from .pipeline import answer, finish_answered, json_bytes
-from .server.responses import body_cut, cut_half
+from .pipeline import answer, body_cut, cut_half, finish_answered, json_bytes
 
 __all__ = ["RenderApi", "Rendered", "main", "render_files", "render_requests"]
 

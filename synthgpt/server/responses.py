@@ -15,7 +15,16 @@ from starlette.types import Receive, Scope, Send
 from ..codec.base import HasResponseHeaders, WireCodec
 from ..errors import RequestError
 from ..model import ErrorSpec, Fault
-from ..pipeline import Answered, codec_headers, error_answer, json_bytes, processing_ms, request_id
+from ..pipeline import (
+    Answered,
+    body_cut,
+    codec_headers,
+    cut_half,
+    error_answer,
+    json_bytes,
+    processing_ms,
+    request_id,
+)
 from .pacing import PacedStream
 
 __all__ = [
@@ -23,9 +32,7 @@ __all__ = [
     "EventStreamBody",
     "HasResponseHeaders",
     "JsonBody",
-    "body_cut",
     "codec_headers",
-    "cut_half",
     "error_response",
     "json_bytes",
     "json_response",
@@ -47,15 +54,6 @@ def to_response(answered: Answered) -> Response:
         # unpaced: the whole stream at once
         return EventStreamBody(wire.writes[0].data, answered.headers, frames=len(wire.frames))
     return PacedStream(wire, answered.headers)
-
-
-def body_cut(answered: Answered) -> Fault | None:
-    """The `truncate` or `disconnect` fault of a JSON answer, if it carries one (`render` asks too)."""
-    drawn = answered.generation
-    if drawn is None or answered.status != 200 or not drawn.output.stream.faults:
-        return None
-    plan = drawn.output.stream
-    return plan.fault("truncate") or plan.fault("disconnect")
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -132,11 +130,6 @@ class EventStreamBody(Response):
         finally:
             if self.on_end is not None:
                 self.on_end(0 if cancelled else self.frames, cancelled)
-
-
-def cut_half(body: bytes) -> bytes:
-    """What a cut JSON answer sends: the first half of its bytes, at least one."""
-    return body[: max(1, len(body) // 2)]
 
 
 class CutJsonBody(Response):

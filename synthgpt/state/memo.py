@@ -108,7 +108,7 @@ class SharedMemo:
         import asyncio
 
         from ..journal import record_to_dict
-        from ..server.responses import body_cut
+        from ..pipeline import body_cut
 
         drawn = answered.generation
         if drawn is None or not answered.replayable or answered.wire is not None or answered.status != 200:
