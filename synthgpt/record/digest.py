@@ -17,18 +17,17 @@ from ..codec.base import WireCodec
 from ..codec.common import parse_json_body
 from ..errors import ConfigError, RequestError
 from ..rules.canonical import canonical_digest, canonical_form
-from ..server.routes import API_ROUTES
+from ..server.routes import route_codecs
 
 __all__ = ["describe_request"]
 
 
 def _codec_for(path: str) -> tuple[WireCodec, dict[str, str]]:
     route_path, _, query = path.partition("?")
-    for api in API_ROUTES:
+    for api, codec in route_codecs():
         route = Route(api.path, lambda _: None, methods=list(api.methods))
         match, child = route.matches({"type": "http", "path": route_path, "method": "POST"})
         if match is Match.FULL:
-            codec = api.codec() if isinstance(api.codec, type) else api.codec
             params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
             return codec, {**params, **{k: str(v) for k, v in child["path_params"].items()}}
     raise ConfigError(f"--route: {route_path!r} is none of the API routes (docs/apis.md)")

@@ -32,7 +32,7 @@ from ..codec.common import parse_json_body
 from ..model import ErrorSpec, ModelRequest
 from ..pipeline import error_answer, request_id
 from ..rules.canonical import canonical_digest
-from ..server.routes import API_ROUTES, BodyTooLarge, read_body
+from ..server.routes import BodyTooLarge, read_body, route_codecs
 from .credentials import forward_headers, request_secrets
 from .readers import read_answer
 from .recorded import Timing
@@ -75,14 +75,6 @@ class ProxyConfig:
 
 
 def create_proxy_app(config: ProxyConfig) -> Starlette:
-    instances: dict[type, WireCodec] = {}
-
-    def codec_of(source: WireCodec | type) -> WireCodec:
-        if isinstance(source, type):  # the Responses codec: one instance per app, as the server makes it
-            instances.setdefault(source, source())
-            return instances[source]
-        return source
-
     def endpoint(codec: WireCodec | None) -> Any:
         async def proxied(request: Request) -> Response:
             return await _proxy(request, codec, config)
@@ -90,7 +82,7 @@ def create_proxy_app(config: ProxyConfig) -> Starlette:
         return proxied
 
     routes: list[BaseRoute] = [
-        Route(r.path, endpoint(codec_of(r.codec)), methods=list(r.methods)) for r in API_ROUTES
+        Route(r.path, endpoint(codec), methods=list(r.methods)) for r, codec in route_codecs()
     ]
     routes.append(Route("/{path:path}", endpoint(None), methods=_METHODS))
     return Starlette(routes=routes)

@@ -21,7 +21,6 @@ from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp
 
 from ..codec.base import WireCodec
-from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.sse import StreamAborted
 from ..engine import MockGPT
 from ..model import ErrorSpec
@@ -46,7 +45,7 @@ from .playground import (
 )
 from .provider_routes import PROVIDER_ROUTES
 from .responses import error_response, request_id
-from .routes import API_ROUTES, ApiEndpoint, ApiRoute
+from .routes import API_ROUTES, ApiEndpoint, ApiRoute, route_codecs
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "SynthgptApp", "create_app"]
 
@@ -88,21 +87,11 @@ def create_app(
         raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes}")
     if memo_entries < 0:
         raise ValueError(f"memo_entries must be >= 0, got {memo_entries}")
-    instances: dict[type, WireCodec] = {}
     shared_store = state.responses() if state is not None else None
-
-    def codec_of(source: WireCodec | type) -> WireCodec:
-        if isinstance(source, type):  # one instance per app, shared by every route naming the class
-            if source not in instances:
-                shared = shared_store is not None and issubclass(source, ResponsesCodec)
-                instances[source] = source(store=shared_store) if shared else source()
-            return instances[source]
-        return source
 
     api_routes: list[tuple[BaseRoute, WireCodec]] = []
     direct: dict[str, ApiEndpoint] = {}  # POST routes without path parameters: the front dispatches them
-    for r in routes:
-        codec = codec_of(r.codec)
+    for r, codec in route_codecs(routes, shared_store):
         endpoint = ApiEndpoint(codec)
         api_routes.append((Route(r.path, endpoint, methods=list(r.methods)), codec))
         if "{" not in r.path and r.methods == ("POST",):

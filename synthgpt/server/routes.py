@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers, QueryParams
@@ -29,6 +30,7 @@ from ..codec.gemini.encode import GeminiCodec
 from ..codec.ollama.encode import OllamaCodec, OllamaEmbedCodec
 from ..codec.openai_chat.encode import ChatCodec
 from ..codec.openai_responses.encode import ResponsesCodec
+from ..codec.openai_responses.store import ConversationStore
 from ..engine import MockGPT
 from ..errors import BodyTooLarge, SynthGPTError
 from ..pipeline import Answered, finish, finish_answered, model_not_found, refuse
@@ -40,8 +42,17 @@ from .pacing import PacedStream, pacer
 from .responses import CutJsonBody, EventStreamBody, to_response
 
 __all__ = [
-    "API_ROUTES", "ApiEndpoint", "ApiRoute", "BodyTooLarge", "api_endpoint", "content_length", "handle",
-    "model_not_found", "read_body", "receive_body",
+    "API_ROUTES",
+    "ApiEndpoint",
+    "ApiRoute",
+    "BodyTooLarge",
+    "api_endpoint",
+    "content_length",
+    "handle",
+    "model_not_found",
+    "read_body",
+    "receive_body",
+    "route_codecs",
 ]  # fmt: skip
 
 log = logging.getLogger("synthgpt.server")
@@ -137,6 +148,26 @@ def content_length(raw_headers: list[tuple[bytes, bytes]]) -> int | None:
         if k == b"content-length":
             return int(v) if v.isdigit() else None
     return None
+
+
+def route_codecs(
+    routes: Sequence[ApiRoute] = API_ROUTES, store: ConversationStore | None = None
+) -> list[tuple[ApiRoute, WireCodec]]:
+    """Each route with the codec answering it. A codec class becomes one instance for all the routes
+    naming it (per call: per app), the Responses codec keeping its conversations in `store` when given
+    (the shared state of `--state`)."""
+    instances: dict[type, WireCodec] = {}
+    out: list[tuple[ApiRoute, WireCodec]] = []
+    for route in routes:
+        source = route.codec
+        if isinstance(source, type):
+            if source not in instances:
+                shared = store is not None and issubclass(source, ResponsesCodec)
+                instances[source] = source(store=store) if shared else source()
+            out.append((route, instances[source]))
+        else:
+            out.append((route, source))
+    return out
 
 
 class ApiEndpoint:
