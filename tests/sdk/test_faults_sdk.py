@@ -13,6 +13,7 @@ from typing import Any
 
 import anthropic
 import httpx
+import httpx2
 import openai
 import pytest
 
@@ -201,13 +202,16 @@ def test_responses_disconnect(oai: openai.OpenAI) -> None:
 
 
 def test_anthropic_disconnect(ant: anthropic.Anthropic) -> None:
-    # anthropic 2.16 lets the transport's error escape unwrapped (WIRE.md §7.3)
+    # anthropic up to 2.16 lets the transport's error escape unwrapped (WIRE.md §7.3); 2.17 wraps it in
+    # APIConnectionError. Either way the root cause is the chunked body cut off by the dropped connection.
     with (
-        pytest.raises(Exception) as info,
+        pytest.raises((httpx2.RemoteProtocolError, anthropic.APIConnectionError)) as info,
         ant.messages.stream(model=MODEL, max_tokens=99, messages=ask("hi !MOCK_DISCONNECT:5!")) as stream,
     ):
         stream.get_final_message()
-    assert type(info.value).__name__ == "RemoteProtocolError"
+    cause = info.value.__cause__ if isinstance(info.value, anthropic.APIConnectionError) else info.value
+    assert isinstance(cause, httpx2.RemoteProtocolError)
+    assert "incomplete chunked read" in str(cause)
 
 
 def test_responses_stream_error(oai: openai.OpenAI) -> None:
