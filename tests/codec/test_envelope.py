@@ -33,6 +33,7 @@ def test_the_same_json_as_the_stdlib_path(raw: bytes) -> None:
 REFUSED: list[bytes] = [
     b"", b"{", b"\xff\xfe", b'{"a": NaN}', b'{"a": -Infinity}', b'{"n": 1e999}', b'"\\ud800"',
     b"[" * 129 + b"]" * 129, b"[" * 2000 + b"]" * 2000, b'{"a": 1} x',
+    b"[" + b"1" * 250 + b"e99]", b"[" + b"9" * 400 + b".5]", b'{"n": 5E+0400}', b'{"n": -1.5e00309}',
 ]  # fmt: skip
 
 
@@ -66,3 +67,26 @@ def test_a_wide_integer_across_a_scan_piece_boundary_is_read_as_an_integer(offse
     raw = head + str(wide).encode() + b"}"
     assert len(head) == common._SCAN_PIECE + offset
     assert parse_body(raw)["n"] == wide
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"[" + b"1" * 250 + b"e99]", b"[" + b"9" * 400 + b".5]", b'{"n": 5E+0400}', b'{"n": -1.5e00309}'],
+)
+def test_a_number_too_large_for_a_double_is_refused_whatever_its_shape(raw: bytes) -> None:
+    """orjson refuses these and the stdlib path must too: 250 digits with a two-digit exponent overflow
+    a double as surely as `1e999`, where a pattern looking for 300 digits or a three-digit exponent let
+    `inf` through into the request."""
+    with pytest.raises(RequestError, match="is not a JSON number a double can hold"):
+        parse_body(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "wide"),
+    [(b'{"e": "tree123", "n": 12345678901234567890123}', 12345678901234567890123), (b"[1e5, 2]", None)],
+)
+def test_number_shapes_that_need_the_stdlib_path_are_still_read_exactly(raw: bytes, wide: int | None) -> None:
+    body = parse_body(raw)
+    assert body == parse_json_stdlib(raw)
+    if wide is not None:
+        assert body["n"] == wide
