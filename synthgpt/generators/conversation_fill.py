@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import ModelRequest
+from .reading import read_window
 from .request_args import fill_from_request, place_name
 
 __all__ = ["conversation_facts", "fill_from_conversation"]
@@ -255,4 +256,4 @@ def _user_words(request: ModelRequest) -> str:
             break
         if m.role == "user":
             said.append(m.content)
-    return "\n".join(reversed(said)) if said else request.last_user
+    return read_window("\n".join(reversed(said)) if said else request.last_user)

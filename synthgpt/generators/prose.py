@@ -14,6 +14,7 @@ import re
 from .._validation import size_range
 from ..errors import RuleError
 from .core import DrawContext, Generator
+from .reading import read_window
 from .text import ADJECTIVES, WORDS, with_article
 
 __all__ = ["Prose", "answer_shape", "sentence_about", "topic"]
@@ -79,7 +80,7 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     best: list[str] = []
     run: list[str] = []
     before = ""
-    words = _WORD.findall(text)
+    words = _WORD.findall(read_window(text))
     # each word's lower case and whether it can be part of a topic, once (a topic word never is "of"/"the")
     lows = [w.lower() for w in words]
     content = [lw not in _NOT_TOPIC and len(lw) >= 3 and not lw.isdigit() for lw in lows]
@@ -119,6 +120,7 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
 
 def answer_shape(text: str) -> str:
     """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
+    text = read_window(text)
     if _GREETING.match(text):
         return "greeting"
     # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for
@@ -335,7 +337,7 @@ class Prose(Generator[str]):
 
     def draw(self, ctx: DrawContext) -> str:
         rng = ctx.rng
-        asked = ctx.request.last_user
+        asked = read_window(ctx.request.last_user)
         subject = topic(asked)
         words = _Words(rng, subject)
         n = rng.randint(self.lo, self.hi)

@@ -20,6 +20,7 @@ from typing import Any
 
 from .message_values import MessageValues
 from .prose import topic
+from .reading import read_window
 
 __all__ = ["fill_from_request", "place_name"]
 
@@ -77,6 +78,7 @@ def _read(text: str) -> tuple[str | None, dict[str, str], str | None, MessageVal
     """What `fill_from_request` reads from a message: its places, its subject and its values. Kept for the
     few latest messages: a document fills every nested object from the same message (the dict is only
     read)."""
+    text = read_window(text)
     place, places = _places(text)  # one scan: `place` is what `place_name` gives
     about = topic(text)
     subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)

@@ -10,6 +10,7 @@ import re
 from .._validation import size_range, whole
 from ..errors import RuleError
 from .core import DrawContext, Generator
+from .reading import READ_CHARS
 
 __all__ = [
     "HashTokens",
@@ -138,7 +139,14 @@ class Summary(Generator[str]):
         self.count = count
 
     def draw(self, ctx: DrawContext) -> str:
-        sentences = _SENTENCE_END.split(ctx.request.last_user.strip())[: self.count]
+        # The answer is at most `max_chars` long: splitting a long message whole (megabytes: a C call
+        # holding the GIL for a quarter of a second) only to keep its first sentences reads far more than
+        # the answer can hold. Four times `max_chars` and a margin leave room for the separators.
+        text = ctx.request.last_user
+        head = (
+            text if len(text) <= 4 * self.max_chars + READ_CHARS else text[: 4 * self.max_chars + READ_CHARS]
+        )
+        sentences = _SENTENCE_END.split(head.strip(), maxsplit=self.count)[: self.count]
         text = "".join(f"{a} " if a[-1:] in ".!?" else a for a in sentences[:-1]) + sentences[-1]
         return text[: self.max_chars].rstrip()
 

@@ -41,9 +41,10 @@ HEAVY_EMBEDDING_FLOATS = 100_000
 
 
 LARGE_BODY_BYTES = 64 * 1024
-"""A request body of at least this many bytes is parsed and decoded in the worker thread as well: a 16 MB
-embeddings batch took 1.5 s to count its tokens before being refused, and a 3,000-property schema 0.2 s
-to check, all of it on the loop. Real chat bodies are smaller; a hand-off costs ~0.2 ms."""
+"""A request body of at least this many bytes is parsed, decoded and answered in the worker thread as well:
+a 16 MB embeddings batch took 1.5 s to count its tokens before being refused, a 3,000-property schema 0.2 s
+to check, and a 10 MB chat message 1.7 s to match and answer, all of it on the loop. Real chat bodies are
+smaller; a hand-off costs ~0.2 ms."""
 
 HEAVY_CHOICES = 64
 """Choices times (1 + logprob alternatives per token) from which a Chat answer is heavy: `n=64`, or
@@ -109,10 +110,11 @@ class Worker:
         return accept(mock, codec, raw, headers, params, path=path)
 
     async def respond(self, mock: MockGPT, codec: WireCodec, accepted: Accepted) -> Answered:
-        """`pipeline.respond`: a `heavy` answer drawn and encoded in the worker thread, in a copy of the
-        request's context (what the loop set for this request, e.g. a shared call index it claimed), so
-        others' frames keep flowing; on the loop otherwise. The caller holds `lock`."""
-        if heavy(accepted.request):
+        """`pipeline.respond`: a `heavy` answer, or the answer to a large body, drawn and encoded in the
+        worker thread, in a copy of the request's context (what the loop set for this request, e.g. a
+        shared call index it claimed), so others' frames keep flowing; on the loop otherwise. The caller
+        holds `lock`."""
+        if len(accepted.raw) >= LARGE_BODY_BYTES or heavy(accepted.request):
             draw = partial(respond, mock, codec, accepted, in_pieces=True)
             return await self.run(contextvars.copy_context().run, draw)
         return respond(mock, codec, accepted)

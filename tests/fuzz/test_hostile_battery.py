@@ -28,6 +28,8 @@ import pytest
 from tests.conftest import StartServer
 from tests.fuzz.test_http_fuzz import ROUTES
 
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
+
 SECRET = "sk-hostile-SECRET-7f3a9c"
 TOKEN = "admin-token-4b1d"
 CREDENTIALS = {
@@ -269,6 +271,40 @@ def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, An
         except httpx.TimeoutException:
             pytest.fail("no answer within 5 s")
         assert r.status_code < 500
+    bound = health_bound()
+    assert health.slowest < bound, (
+        f"/healthz took {health.slowest * 1000:.0f} ms (bound {bound * 1000:.0f} ms)"
+    )
+
+
+# Bodies just under the default --max-body-bytes (10 MiB) that do not take orjson's path: each is parsed by
+# the stdlib path (for its refusal's wording, or to read a wide integer exactly), which scanned the whole
+# text with a regex for overflowing numbers first: 250 ms and more holding the GIL for 10 MB.
+_FILLER = "word " * ((10 * 1024 * 1024 - 1024) // 5)
+_LONG_CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": _FILLER}]}
+NEAR_LIMIT = {
+    "invalid-json": (
+        b'{"model":"gpt-4o","messages":[{"role":"user","content":"' + _FILLER.encode() + b'"}]'
+    ),
+    "long-message": json.dumps(_LONG_CHAT).encode(),
+    "wide-integer": json.dumps({**_LONG_CHAT, "seed": 12345678901234567890123}).encode(),
+}
+
+
+@pytest.fixture(scope="module")
+def default_server(start_server: StartServer) -> Iterator[str]:
+    with start_server("--seed", "0") as url:
+        yield url
+
+
+@pytest.mark.parametrize("name", NEAR_LIMIT)
+def test_bodies_near_the_default_size_limit(default_server: str, name: str) -> None:
+    raw = NEAR_LIMIT[name]
+    assert len(raw) < 10 * 1024 * 1024
+    with Health(default_server) as health:
+        r = httpx.post(default_server + "/v1/chat/completions", content=raw, timeout=10,
+                       headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code < 500, r.text[:300]
     bound = health_bound()
     assert health.slowest < bound, (
         f"/healthz took {health.slowest * 1000:.0f} ms (bound {bound * 1000:.0f} ms)"
