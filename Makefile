@@ -55,8 +55,12 @@ TEST_PROGRAMS := chromium:chromium redis-server:redis-server nginx:nginx node:no
 system-deps:
 	@sh scripts/system-deps $(TEST_PROGRAMS)
 
+# The tests that bound how long other connections wait (`timing`) run after the rest, alone: two pytest
+# workers and their servers on two cores starve any one process for a hundred ms at times, whatever it
+# does. Exit code 5 is "no test selected" (PYTEST_ARGS may select none of them).
 test: system-deps lint typecheck
-	$(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 -m "not timing" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 bench: $(DEV_STAMP)
 	@sh scripts/system-deps wrk:wrk  # the load generator (the bench falls back to a Python one without it)

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.healthz_under_load import measure
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
 # ~4 MB of JSON, half the default max_answer_bytes: about 2 s of drawing and encoding on a busy machine,
 # during which the event loop used to answer nothing
