@@ -277,9 +277,10 @@ def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, An
     )
 
 
-# Bodies just under the default --max-body-bytes (10 MiB) that do not take orjson's path: each is parsed by
-# the stdlib path (for its refusal's wording, or to read a wide integer exactly), which scanned the whole
-# text with a regex for overflowing numbers first: 250 ms and more holding the GIL for 10 MB.
+# Bodies up to the default --max-body-bytes (10 MiB) whose handling used to hold the GIL for long: the
+# stdlib parser's path (for a refusal's wording, or to read a wide integer exactly) scanned the whole text
+# with a regex for overflowing numbers (250 ms and more for 10 MB); a long message was read whole by the
+# prose generator, on the event loop (1.7 s).
 _FILLER = "word " * ((10 * 1024 * 1024 - 1024) // 5)
 _LONG_CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": _FILLER}]}
 NEAR_LIMIT = {
@@ -288,6 +289,10 @@ NEAR_LIMIT = {
     ),
     "long-message": json.dumps(_LONG_CHAT).encode(),
     "wide-integer": json.dumps({**_LONG_CHAT, "seed": 12345678901234567890123}).encode(),
+    # 100,000 short messages: the request's fingerprint was one pydantic dump and one JSON encoding of all
+    # of them, 0.55 s holding the GIL (/healthz: 280 ms)
+    "many-messages": json.dumps({**_LONG_CHAT, "messages": [{"role": "user", "content": "hi"}] * 10**5})
+    .encode(),
 }
 
 
