@@ -384,22 +384,26 @@ class ModelRequest(_Frozen):
         return cached
 
     def _fingerprinted_json(self) -> str:
-        """The canonical JSON of what the fingerprint covers. A long conversation is dumped and encoded
-        `_MESSAGES_PER_PIECE` messages at a time and joined into the text one call would give: one pydantic
-        dump of 100,000 messages held the GIL for 0.4 s, and its encoding 0.16 s more, in a worker thread
-        whose event loop waited that long to answer anyone (`server.offload`)."""
-        if len(self.messages) <= _MESSAGES_PER_PIECE:
+        """The canonical JSON of what the fingerprint covers. A long conversation (or list of tools) is
+        dumped and encoded `_ITEMS_PER_PIECE` items at a time and joined into the text one call would give:
+        one pydantic dump of 100,000 messages held the GIL for 0.4 s, and its encoding 0.16 s more, in a
+        worker thread whose event loop waited that long to answer anyone (`server.offload`)."""
+        long = [name for name in ("messages", "tools") if len(getattr(self, name)) > _ITEMS_PER_PIECE]
+        if not long:
             return canonical_json(self.model_dump(mode="json", exclude=_NOT_FINGERPRINTED, by_alias=True))
-        rest = self.model_dump(mode="json", exclude={**_NOT_FINGERPRINTED, "messages": True}, by_alias=True)
-        dump = _message_list().dump_python
-        step = _MESSAGES_PER_PIECE
-        messages = ",".join(
-            canonical_json(dump(self.messages[i : i + step], mode="json", by_alias=True))[1:-1]
-            for i in range(0, len(self.messages), step)
-        )
-        # what the encoder writes for a dict with sorted keys, "messages" in its place among them
+        rest = self.model_dump(mode="json", exclude={**_NOT_FINGERPRINTED, **dict.fromkeys(long, True)},
+                               by_alias=True)  # fmt: skip
         fields = [(k, canonical_json(v)) for k, v in rest.items()]
-        fields.append(("messages", f"[{messages}]"))
+        step = _ITEMS_PER_PIECE
+        for name in long:
+            items: tuple[Any, ...] = getattr(self, name)
+            dump = _item_lists()[name].dump_python
+            pieces = (
+                canonical_json(dump(items[i : i + step], mode="json", by_alias=True))[1:-1]
+                for i in range(0, len(items), step)
+            )
+            fields.append((name, "[" + ",".join(pieces) + "]"))
+        # what the encoder writes for a dict with sorted keys, the long fields in their places among them
         return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(fields)) + "}"
 
     @model_validator(mode="after")
@@ -443,13 +447,14 @@ _WIRE_ONLY: set[str] = {"api", "stream", "stream_options", "headers"}  # read on
 # What the fingerprint leaves out: the wire-only fields, and the settings that add to an answer's form
 # without changing what a model would say (asking for logprobs or extra `include` fields must not change
 # the text, or turning them on in a test would rewrite every expected answer).
-_MESSAGES_PER_PIECE = 256
+_ITEMS_PER_PIECE = 256
 
 
 @cache
-def _message_list() -> TypeAdapter[tuple[Message, ...]]:
-    """Messages dumped as the request's `messages` field dumps them (by their declared type)."""
-    return TypeAdapter(tuple[Message, ...])
+def _item_lists() -> dict[str, TypeAdapter[Any]]:
+    """The request's `messages` and `tools`, dumped as those fields dump them (by their declared type;
+    neither field has an alias, so their names are their keys)."""
+    return {"messages": TypeAdapter(tuple[Message, ...]), "tools": TypeAdapter(tuple[Tool, ...])}
 
 _NOT_FINGERPRINTED: dict[str, Any] = {
     **dict.fromkeys(_WIRE_ONLY, True),

@@ -389,6 +389,13 @@ M = [{"role": "user", "content": "hi"}]
             "stop",
         ),
         (
+            {"model": "m", "messages": M, "tools": [
+                {"type": "function", "function": {"name": f"f{i}"}} for i in range(129)]},
+            "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array "
+            "with length 129 instead.",
+            "tools",
+        ),
+        (
             {"model": "m", "messages": M, "reasoning_effort": "huge"},
             "Invalid value: 'huge'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and "
             "'xhigh'.",

@@ -168,9 +168,12 @@ def test_a_long_conversation_has_the_fingerprint_of_one_piece() -> None:
         {"role": "tool", "tool_call_id": "call_1", "content": "42"},
         {"role": "assistant", "content": "ok"},
     ]  # fmt: skip
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "schema": {"type": "string", "format": "date"}}}, "strict": True}}  # fmt: skip
     for n in (1, 64, 65, 300, 1001):
-        req = ModelRequest.from_dict({
-            "model": "gpt-4o", "messages": turn * n, "extra": {"temperature": 0.5, "metadata": {"z": 1}},
-            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
-        })  # fmt: skip
-        assert req.fingerprint() == _one_piece_fingerprint(req), n
+        for tools in (1, n):
+            req = ModelRequest.from_dict({
+                "model": "gpt-4o", "messages": turn * n, "extra": {"temperature": 0.5, "metadata": {"z": 1}},
+                "tools": [tool] * tools, "response_schema": {"name": "o", "schema": {"type": "object"}},
+            })  # fmt: skip
+            assert req.fingerprint() == _one_piece_fingerprint(req), (n, tools)

@@ -165,12 +165,27 @@ def _message(msg: Any, i: int, legacy: bool = False) -> dict[str, Any]:
     return out
 
 
+MAX_TOOLS = 128
+"""Functions a request may offer ("A max of 128 functions are supported", OpenAI's API reference). More
+are refused before any is checked: 20,000 tools took 2.6 s to check and compile."""
+
+
+def _at_most(items: list[Any], limit: int, param: str) -> None:
+    if len(items) > limit:
+        raise RequestError(
+            f"Invalid '{param}': array too long. Expected an array with maximum length {limit}, but got an "
+            f"array with length {len(items)} instead.",
+            param,
+        )
+
+
 def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     tools = body.get("tools")
     if tools is None:
         return []
     if not isinstance(tools, list):
         raise _type_error("tools", "an array of objects", tools)
+    _at_most(tools, MAX_TOOLS, "tools")
     out = []
     for i, tool in enumerate(tools):
         tp = f"tools[{i}]"
@@ -229,12 +244,7 @@ def _functions(body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             "array instead.",
             "functions",
         )
-    if len(functions) > 128:
-        raise RequestError(
-            "Invalid 'functions': array too long. Expected an array with maximum length 128, but got an "
-            f"array with length {len(functions)} instead.",
-            "functions",
-        )
+    _at_most(functions, MAX_TOOLS, "functions")
     out = []
     for i, fn in enumerate(functions):
         fp = f"functions[{i}]"
@@ -395,12 +405,7 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
     if stop is not None and not isinstance(stop, str):
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
             raise _type_error("stop", "one of a string or array of strings", stop)
-        if len(stop) > 4:
-            raise RequestError(
-                "Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array "
-                f"with length {len(stop)} instead.",
-                "stop",
-            )
+        _at_most(stop, 4, "stop")
     CHAT.object(body, "metadata")
     tier = _string(body, "service_tier", "service_tier")
     if tier is not None and tier not in _SERVICE_TIERS:
