@@ -6,15 +6,21 @@ first time it is asked for with the value Faker draws from that slot's own seed.
 nothing but its key, so answers are the same in every process whichever slots it filled first; a process
 drawing thousands of values stops calling Faker (~30-150 µs a value) once its tables are full, and one
 drawing a few pays no more than before.
+
+The en_US tables without arguments ship with synthgpt, drawn that way once (`faker_tables/`,
+`scripts/faker_tables.py` writes them): a server that only needs those never imports Faker (~5 MB of its
+memory, 45 ms), and their values stay what they are when a newer Faker changes its word lists.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import accumulate
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RuleError, UnknownNameError
@@ -26,7 +32,8 @@ from .faker_time import pin_faker_modules, pinned_now
 if TYPE_CHECKING:
     from faker import Faker
 
-__all__ = ["TABLED_PROVIDERS", "TABLE_SIZE", "Fake", "fake_value", "faker_for", "faker_providers"]
+__all__ = ["SHIPPED_TABLES", "TABLED_PROVIDERS", "TABLE_SIZE", "Fake", "draw_slot", "fake_value", "faker_for",
+           "faker_providers"]  # fmt: skip
 
 _local = threading.local()
 _BUILD_TIME = 1_767_225_600.0  # any fixed instant: the build-time trial call's value is thrown away
@@ -80,6 +87,26 @@ TABLED_PROVIDERS = frozenset(
 (`bothify`, `uuid4`, `ean`, …) and dates stay drawn by Faker each time, so ids do not repeat after 1,024."""
 _TABLES: dict[tuple[str, str, str], list[Any]] = {}
 _UNSET = object()
+SHIPPED_TABLES = Path(__file__).with_name("faker_tables")
+"""`<locale>/<provider>.json`: a provider's table without arguments, `TABLE_SIZE` strings."""
+
+
+def _shipped(locale: str, provider: str) -> list[Any] | None:
+    """The table synthgpt ships for `provider` without arguments in `locale`, if it ships one."""
+    try:
+        values = json.loads((SHIPPED_TABLES / locale / f"{provider}.json").read_text("utf-8"))
+    except FileNotFoundError:
+        return None
+    if not isinstance(values, list) or len(values) != TABLE_SIZE:  # a damaged install: draw instead
+        return None
+    return values
+
+
+def draw_slot(locale: str, provider: str, kwargs: dict[str, Any], args: str, slot: int) -> Any:
+    """What Faker draws for a table slot: from the slot's own seed, the clock pinned."""
+    with pinned_now(_BUILD_TIME):
+        fk = faker_for(derive_seed("faker-table", locale, provider, args, slot), locale)
+        return _jsonable(getattr(fk, provider)(**kwargs))
 
 
 def fake_value(seed: int, locale: str, provider: str, kwargs: dict[str, Any], key: str | None = None) -> Any:
@@ -94,14 +121,13 @@ def fake_value(seed: int, locale: str, provider: str, kwargs: dict[str, Any], ke
     if table is None:
         if len(_TABLES) >= 256:  # arguments built from data must not grow this without bound
             _TABLES.clear()
-        table = _TABLES[(locale, provider, args)] = [_UNSET] * TABLE_SIZE
+        shipped = _shipped(locale, provider) if args == "[]" else None
+        table = _TABLES[(locale, provider, args)] = shipped or [_UNSET] * TABLE_SIZE
     slot = seed % TABLE_SIZE
     value = table[slot]
     if value is _UNSET:
         # the slot's own seed: the same value whoever fills it, in any order, in any process
-        with pinned_now(_BUILD_TIME):
-            fk = faker_for(derive_seed("faker-table", locale, provider, args, slot), locale)
-            value = _jsonable(getattr(fk, provider)(**kwargs))
+        value = draw_slot(locale, provider, kwargs, args, slot)
         if isinstance(value, str):  # shared between answers: only immutable values are kept
             table[slot] = value
     return value

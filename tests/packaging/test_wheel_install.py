@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -34,6 +35,10 @@ def test_the_wheel_serves_from_a_fresh_venv_without_the_dev_extra(tmp_path: Path
         shutil.copy(REPO / name, src / name)
     run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist, src)  # setuptools: dev
     [wheel] = dist.glob("synthgpt-*.whl")
+    files = zipfile.ZipFile(wheel).namelist()
+    for data in ("generators/faker_tables/FAKER_VERSION", "generators/faker_tables/en_US/name.json",
+                 "server/static/playground.js", "rules/rulefile.schema.json"):  # fmt: skip
+        assert f"synthgpt/{data}" in files
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv)
     bin_ = venv / "bin"
