@@ -8,6 +8,7 @@ test_engine_public_api.py` keeps the list sorted and importable. Wire formats ar
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import generators
@@ -26,7 +27,6 @@ from .errors import (
 from .explain import Explanation
 from .generators.embedding import Embeddings, embed_text
 from .journal import CallRecord, Journal
-from .journal.sqlite import SQLiteJournal
 from .limits import Limits
 from .model import (
     Choice,
@@ -49,6 +49,7 @@ from .rules import Rule, RuleSet, matchers
 from .rules.trace import RuleVerdict
 
 if TYPE_CHECKING:
+    from .journal.sqlite import SQLiteJournal
     from .rules.loader import LoadedRules, RuleFileError, load_files, load_text
 
 __version__ = "0.1.0"
@@ -104,14 +105,17 @@ __all__ = [
 
 # The rule-file loader (YAML, the file schema) is imported on first use: `import synthgpt` stays light,
 # and `python -m synthgpt.rules.spec` does not find its own module half-imported.
-_LAZY = {"LoadedRules", "RuleFileError", "load_files", "load_text"}
+# So is the SQLite journal (sqlite3, ~1.4 MB of a server's memory), with the first use of it.
+_LAZY = {
+    "LoadedRules": "synthgpt.rules.loader", "RuleFileError": "synthgpt.rules.loader",
+    "load_files": "synthgpt.rules.loader", "load_text": "synthgpt.rules.loader",
+    "SQLiteJournal": "synthgpt.journal.sqlite",
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from .rules import loader
-
-        value = getattr(loader, name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'synthgpt' has no attribute {name!r}")

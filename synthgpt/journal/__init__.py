@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .memory import (
     DEFAULT_JOURNAL_BYTES,
@@ -26,7 +26,10 @@ from .memory import (
     record_bytes,
     unpack,
 )
-from .sqlite import SQLiteJournal, record_from_dict, record_to_dict
+from .records import record_from_dict, record_to_dict
+
+if TYPE_CHECKING:
+    from .sqlite import SQLiteJournal
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES",
@@ -47,6 +50,15 @@ __all__ = [
 
 MemoryJournal = Journal
 """The in-memory journal by the name that says so (`Journal` stays its public name)."""
+
+
+def __getattr__(name: str) -> Any:
+    # sqlite3 (~1.4 MB of a server's memory) is imported with the SQLite journal, when one is used
+    if name == "SQLiteJournal":
+        from .sqlite import SQLiteJournal
+
+        return SQLiteJournal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from ..errors import QueryError
 from .memory import CallRecord
-from .sqlite import record_to_dict
+from .records import record_to_dict
 
 if TYPE_CHECKING:
     from . import CallJournal

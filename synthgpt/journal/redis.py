@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import StateUnavailable
 from ..state.link import RedisLink, run_script
 from .memory import CallRecord, Delivery, _globs
-from .sqlite import record_from_dict, record_to_dict
+from .records import record_from_dict, record_to_dict
 
 __all__ = ["RedisJournal"]
 

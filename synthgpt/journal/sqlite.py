@@ -17,14 +17,14 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..model import ModelOutput, ModelRequest
-from .memory import CallRecord, Delivery, Journal
+from .memory import CallRecord, Journal
+from .records import record_from_dict, record_to_dict
 
 __all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict", "sql_glob"]
 
@@ -45,39 +45,6 @@ CREATE INDEX IF NOT EXISTS calls_rule ON calls (rule);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO counters (name, value) VALUES ('total', 0);
 """
-
-
-def record_to_dict(record: CallRecord) -> dict[str, Any]:
-    """A JSON-ready form of a record; `seed` is a string because it is a 64-bit unsigned integer,
-    which JavaScript and SQLite integers cannot hold exactly."""
-    return {
-        "index": record.index,
-        "api": record.api,
-        "model": record.model,
-        "rule": record.rule,
-        "seed": str(record.seed),
-        "at": record.at,
-        "duration_ms": record.duration_ms,
-        "captures": dict(record.captures),
-        "outcome": record.outcome,
-        "frames_sent": record.frames_sent,
-        "request": record.request.model_dump(mode="json", by_alias=True),
-        "output": record.output.model_dump(mode="json"),
-    }
-
-
-def record_from_dict(data: Mapping[str, Any]) -> CallRecord:
-    return CallRecord(
-        index=int(data["index"]),
-        request=ModelRequest.model_validate(data["request"]),
-        rule=str(data["rule"]),
-        seed=int(data["seed"]),
-        output=ModelOutput.model_validate(data["output"]),
-        at=float(data["at"]),
-        duration_ms=float(data.get("duration_ms", 0.0)),
-        captures=dict(data.get("captures", {})),
-        delivery=Delivery(data.get("outcome", "done"), data.get("frames_sent")),
-    )
 
 
 def sql_glob(pattern: str) -> str:

@@ -30,17 +30,19 @@ def test_the_record_package_still_offers_its_names() -> None:
     )  # fmt: skip
 
 
-# A server of the built-in rules reads no YAML and, until /metrics is scraped, exports no metrics.
+# A server of the built-in rules reads no YAML, keeps no SQLite journal and, until /metrics is scraped,
+# exports no metrics.
 _SERVER_PROBE = """
 import sys
 from synthgpt.server.app import create_app
 from synthgpt.server.run import ServeConfig, build_mock
 app = create_app(build_mock(ServeConfig()))
-print(sorted(m for m in ("yaml", "prometheus_client", "synthgpt.server.metrics_export") if m in sys.modules))
+lazy = ("yaml", "prometheus_client", "synthgpt.server.metrics_export", "sqlite3")
+print(sorted(m for m in lazy if m in sys.modules))
 """
 
 
-def test_a_server_of_the_built_in_rules_loads_neither_yaml_nor_prometheus_client() -> None:
+def test_a_server_of_the_built_in_rules_loads_no_yaml_sqlite_or_prometheus_client() -> None:
     out = subprocess.run([sys.executable, "-c", _SERVER_PROBE], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
