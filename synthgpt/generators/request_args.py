@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .message_values import MessageValues
@@ -59,17 +60,37 @@ _NAME = r"[A-Z][\w'-]*[a-z][\w'-]*|[A-Z]{2,}"
 _PLACE = re.compile(rf"\b(in|at|to|from|for|near|around)\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)")
 
 
+# Capitalised words that start a phrase after "for" or "to" without naming a place: the start of the next
+# sentence ("an order for Tell me…"), a pronoun or article ("to Me", "to The team"), a day or a month.
+_NOT_PLACES = frozenset(
+    """
+    a an the this that these those it i me my we us our you your he she they them his her their what
+    which who how why when where please tell give show make write list explain describe find get let
+    help can could would should will do does did is are was were be and or but so if then
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december today tomorrow tonight yesterday
+    """.split()
+)
+
+
+def _place_matches(text: str) -> Iterator[tuple[str, str]]:
+    """(locative word, place) of each capitalised place phrase, in order."""
+    for found in _PLACE.finditer(text):
+        place = found.group(2)
+        if place.split(None, 1)[0].lower() not in _NOT_PLACES:
+            yield found.group(1), place
+
+
 def place_name(text: str) -> str | None:
     """The first capitalised place phrase after "in", "at", "to", "from", "for", "near" or "around"."""
-    found = _PLACE.search(text)
-    return found.group(2) if found else None
+    return next((place for _, place in _place_matches(text)), None)
 
 
 def _places(text: str) -> tuple[str | None, dict[str, str]]:
     """The first place named, and the first after each locative word ("from" → "Paris", "to" → "Tokyo")."""
     out: dict[str, str] = {}
-    for found in _PLACE.finditer(text):
-        out.setdefault(found.group(1), found.group(2))
+    for word, place in _place_matches(text):
+        out.setdefault(word, place)
     return next(iter(out.values()), None), out
 
 

@@ -30,6 +30,10 @@ WEATHER: dict[str, Any] = {
         ("Any good food near NYC tonight", "NYC"),
         ("what's the weather in lisbon", None),
         ("Tell me about tide pools", None),
+        # a capitalised word after "for" or "to" that starts a sentence or names a day is not a place
+        ("Make up an order for Tell me about tide pools", None),
+        ("I need a plan for Monday. What to pack for Iceland?", "Iceland"),
+        ("Write it to Me or to The team in Oslo", "Oslo"),
     ],
 )
 def test_place_name(text: str, place: str | None) -> None:
