@@ -444,10 +444,8 @@ class ModelRequest(_Frozen):
 
 
 _WIRE_ONLY: set[str] = {"api", "stream", "stream_options", "headers"}  # read only
-# What the fingerprint leaves out: the wire-only fields, and the settings that add to an answer's form
-# without changing what a model would say (asking for logprobs or extra `include` fields must not change
-# the text, or turning them on in a test would rewrite every expected answer).
 _ITEMS_PER_PIECE = 256
+"""Messages (or tools) dumped and encoded per call when a long request is fingerprinted."""
 
 
 @cache
@@ -456,6 +454,10 @@ def _item_lists() -> dict[str, TypeAdapter[Any]]:
     neither field has an alias, so their names are their keys)."""
     return {"messages": TypeAdapter(tuple[Message, ...]), "tools": TypeAdapter(tuple[Tool, ...])}
 
+
+# What the fingerprint leaves out: the wire-only fields, and the settings that add to an answer's form
+# without changing what a model would say (asking for logprobs or extra `include` fields must not change
+# the text, or turning them on in a test would rewrite every expected answer).
 _NOT_FINGERPRINTED: dict[str, Any] = {
     **dict.fromkeys(_WIRE_ONLY, True),
     "extra": {"logprobs": True, "top_logprobs": True, "include": True},
