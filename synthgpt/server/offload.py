@@ -55,9 +55,9 @@ HEAVY_SCHEMA_VALUES = 500
 
 def heavy(req: ModelRequest) -> bool:
     """Whether answering `req` may take long enough to hold up other connections, from the request's
-    shape (a Responses request has no shape that makes a long answer; like any API's, a large body goes
-    to the worker thread whatever its shape, see `Worker.respond`). A worker thread costs each answer it
-    makes ~0.2 ms of hand-offs, so small answers stay on the loop."""
+    shape (the Responses API is not judged by shape: its codec keeps a store of answers; a large body of
+    any API still goes to the worker thread, see `Worker.respond`, and the stores take writes from it).
+    A worker thread costs each answer it makes ~0.2 ms of hand-offs, so small answers stay on the loop."""
     if req.api == "embeddings":
         dims = req.dimensions or native_dimensions(req.model)
         return len(req.inputs) * dims >= HEAVY_EMBEDDING_FLOATS
