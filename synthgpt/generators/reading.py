@@ -16,9 +16,12 @@ __all__ = ["READ_CHARS", "read_window"]
 READ_CHARS = 8192
 
 
+_HALF = READ_CHARS // 2
+
+
 def read_window(text: str) -> str:
-    """`text` itself, or for a longer one its head and tail joined by a line break."""
-    if len(text) <= READ_CHARS:
+    """`text` itself, or for a longer one its head and tail joined by a line break. A window is returned
+    as it is (it is `READ_CHARS + 1` long), so a reader handed a window by another reads no less."""
+    if len(text) <= READ_CHARS + 1:
         return text
-    half = READ_CHARS // 2
-    return text[:half] + "\n" + text[-half:]
+    return text[:_HALF] + "\n" + text[-_HALF:]

@@ -13,7 +13,6 @@ from ..seeding import token_from_seed
 from .conversation_fill import fill_from_conversation
 from .core import DrawContext, Generator, lift
 from .prose import answer_shape, topic
-from .reading import read_window
 from .request_args import fill_from_request
 from .text import ADJECTIVES, with_article
 from .tool_pick import pick_tool
@@ -133,7 +132,7 @@ class Reasoning(Generator[ReasoningPart]):
             text = str(self.text.draw(ctx.fork("text")))
         else:
             rng = ctx.rng
-            asked = read_window(ctx.request.last_user)
+            asked = ctx.request.last_user  # topic and answer_shape read its window
             subject = topic(asked)
             kind = with_article(rng.choice(ADJECTIVES), capital=True)
             steps = [

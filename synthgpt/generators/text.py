@@ -142,10 +142,7 @@ class Summary(Generator[str]):
         # The answer is at most `max_chars` long: splitting a long message whole (megabytes: a C call
         # holding the GIL for a quarter of a second) only to keep its first sentences reads far more than
         # the answer can hold. Four times `max_chars` and a margin leave room for the separators.
-        text = ctx.request.last_user
-        head = (
-            text if len(text) <= 4 * self.max_chars + READ_CHARS else text[: 4 * self.max_chars + READ_CHARS]
-        )
+        head = ctx.request.last_user[: 4 * self.max_chars + READ_CHARS]
         sentences = _SENTENCE_END.split(head.strip(), maxsplit=self.count)[: self.count]
         text = "".join(f"{a} " if a[-1:] in ".!?" else a for a in sentences[:-1]) + sentences[-1]
         return text[: self.max_chars].rstrip()

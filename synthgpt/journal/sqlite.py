@@ -26,7 +26,7 @@ import orjson
 from .memory import CallRecord, Journal
 from .records import record_from_dict, record_to_dict
 
-__all__ = ["SQLiteJournal", "record_from_dict", "record_to_dict", "sql_glob"]
+__all__ = ["SQLiteJournal", "sql_glob"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (

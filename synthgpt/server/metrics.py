@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -112,11 +113,7 @@ class _Histogram:
 
     def cumulative(self) -> list[float]:
         """How many values fell at or below each bucket's bound, the last bound +Inf."""
-        out, total = [], 0
-        for n in self.counts:
-            total += n
-            out.append(float(total))
-        return out
+        return list(map(float, accumulate(self.counts)))
 
 
 HELP = {

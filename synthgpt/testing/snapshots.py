@@ -72,7 +72,7 @@ def _mask(value: Any, names: set[str], paths: list[list[str]], at: tuple[str, ..
 def to_jsonable(data: Any) -> Any:
     """Plain JSON data for what tests usually hold: dicts, lists, pydantic models, records, responses."""
     if isinstance(data, CallRecord):
-        from ..journal.sqlite import record_to_dict
+        from ..journal.records import record_to_dict
 
         out = record_to_dict(data)
         out.pop("duration_ms")  # real time: it would differ on every run

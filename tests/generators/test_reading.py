@@ -38,3 +38,9 @@ def test_summary_of_a_long_message_reads_only_its_start() -> None:
     text = "First sentence here. Second one! " + "word " * 2_000_000  # 10 MB
     answer = mock.generate({"model": "m", "messages": [{"role": "user", "content": text}]})
     assert answer.text == "First sentence here. Second one!"
+
+
+def test_a_window_read_again_is_the_same_window() -> None:
+    """Prose hands its window to `topic` and `answer_shape`, which window what they read themselves."""
+    window = read_window("a" * 5000 + "b" * 5000)
+    assert read_window(window) is window

@@ -10,7 +10,8 @@ import pytest
 
 from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
-from synthgpt.journal.sqlite import SQLiteJournal, record_from_dict
+from synthgpt.journal.records import record_from_dict
+from synthgpt.journal.sqlite import SQLiteJournal
 from synthgpt.server.run import ServeConfig, build_mock
 from synthgpt.testing import InProcessTransport2
 

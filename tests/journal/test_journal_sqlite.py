@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.journal.sqlite import SQLiteJournal, record_from_dict, record_to_dict
+from synthgpt.journal.records import record_from_dict, record_to_dict
+from synthgpt.journal.sqlite import SQLiteJournal
 
 
 def _ask(mock: MockGPT, text: str, model: str = "gpt-4o") -> None:
