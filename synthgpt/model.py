@@ -29,7 +29,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefin
 
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
-from .jsonutil import dumps
+from .jsonutil import canonical_bytes, dumps
 from .seeding import canonical_json, derive_seed
 
 __all__ = [
@@ -374,37 +374,37 @@ class ModelRequest(_Frozen):
         if cached is None:
             try:
                 body = self._fingerprinted_json()
-                cached = derive_seed(body)
             except UnicodeEncodeError:  # only a lone surrogate makes a str that UTF-8 cannot hold
                 raise _lone_surrogate_error(self) from None
+            cached = derive_seed(body)
             # pydantic writes a lone surrogate in a dict field's own keys as U+FFFD instead of failing
-            if "\ufffd" in body and _find_lone_surrogate(self.model_dump(by_alias=True), ()) is not None:
+            if b"\xef\xbf\xbd" in body and _find_lone_surrogate(self.model_dump(by_alias=True), ()):
                 raise _lone_surrogate_error(self)
             private["_fingerprint"] = cached
         return cached
 
-    def _fingerprinted_json(self) -> str:
-        """The canonical JSON of what the fingerprint covers. A long conversation (or list of tools) is
-        dumped and encoded `_ITEMS_PER_PIECE` items at a time and joined into the text one call would give:
-        one pydantic dump of 100,000 messages held the GIL for 0.4 s, and its encoding 0.16 s more, in a
-        worker thread whose event loop waited that long to answer anyone (`server.offload`)."""
+    def _fingerprinted_json(self) -> bytes:
+        """The canonical JSON (UTF-8) of what the fingerprint covers. A long conversation (or list of tools)
+        is dumped and encoded `_ITEMS_PER_PIECE` items at a time and joined into the text one call would
+        give: one pydantic dump of 100,000 messages held the GIL for 0.4 s, and its encoding 0.16 s more, in
+        a worker thread whose event loop waited that long to answer anyone (`server.offload`)."""
         long = [name for name in ("messages", "tools") if len(getattr(self, name)) > _ITEMS_PER_PIECE]
         if not long:
-            return canonical_json(self.model_dump(mode="json", exclude=_NOT_FINGERPRINTED, by_alias=True))
+            return canonical_bytes(self.model_dump(mode="json", exclude=_NOT_FINGERPRINTED, by_alias=True))
         rest = self.model_dump(mode="json", exclude={**_NOT_FINGERPRINTED, **dict.fromkeys(long, True)},
                                by_alias=True)  # fmt: skip
-        fields = [(k, canonical_json(v)) for k, v in rest.items()]
+        fields = [(k, canonical_bytes(v)) for k, v in rest.items()]
         step = _ITEMS_PER_PIECE
         for name in long:
             items: tuple[Any, ...] = getattr(self, name)
             dump = _item_lists()[name].dump_python
             pieces = (
-                canonical_json(dump(items[i : i + step], mode="json", by_alias=True))[1:-1]
+                canonical_bytes(dump(items[i : i + step], mode="json", by_alias=True))[1:-1]
                 for i in range(0, len(items), step)
             )
-            fields.append((name, "[" + ",".join(pieces) + "]"))
+            fields.append((name, b"[" + b",".join(pieces) + b"]"))
         # what the encoder writes for a dict with sorted keys, the long fields in their places among them
-        return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(fields)) + "}"
+        return b"{" + b",".join(canonical_bytes(k) + b":" + v for k, v in sorted(fields)) + b"}"
 
     @model_validator(mode="after")
     def _unicode_text(self) -> Self:

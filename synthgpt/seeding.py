@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import random
 import struct
 from typing import Any
+
+from .jsonutil import canonical_json
 
 __all__ = [
     "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed", "token_from_seed",
@@ -16,9 +17,6 @@ __all__ = [
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _HEX = "0123456789abcdef"
 _LENGTH = struct.Struct("<I").pack
-# what json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str) builds on
-# every call
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def derive_seed(*parts: object) -> int:
@@ -170,11 +168,6 @@ def make_rng(seed: int) -> random.Random:
     """A Mersenne Twister: for long runs of draws from one seed (a stream's logprobs), where its C-speed
     draws repay its seeding; a generator's draws use `DrawRandom` (`DrawContext.rng`)."""
     return random.Random(seed)
-
-
-def canonical_json(value: Any) -> str:
-    """Compact JSON with sorted keys: the form fingerprints are taken from."""
-    return _CANONICAL.encode(value)
 
 
 def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:

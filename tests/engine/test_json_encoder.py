@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.jsonutil import dumps, dumps_bytes
+from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_bytes
 from synthgpt.pipeline import json_bytes, json_bytes_in_pieces
 
 _STD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -98,3 +98,18 @@ def test_what_is_not_json_is_refused_with_the_standard_message() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         dumps(loop)
+
+
+def test_canonical_bytes_is_the_canonical_json_text() -> None:
+    """Fingerprints hash `canonical_bytes`: it must be `canonical_json(...).encode()` byte for byte."""
+    values: list[Any] = [
+        {"b": 1, "a": [None, True, 0.5], "é": "Zürich \u2028 \x00\x1f \"q\" \\ 😀"},
+        {"tiny": 1e-05, "small": 0.00001234, "huge": 1e22, "neg": -0.0, "z": {"y": {"x": []}}},
+        _floats()[::50],
+        {"wide": 10**30, "n": 2**63, "m": -(2**63) - 1},
+    ]
+    for value in values:
+        assert canonical_bytes(value) == canonical_json(value).encode()
+    with pytest.raises(UnicodeEncodeError):
+        canonical_bytes({"lone": "\ud800"})
+    assert canonical_bytes({1: "int key"}) == b'{"1":"int key"}'  # what the standard encoder writes
