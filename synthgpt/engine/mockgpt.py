@@ -26,6 +26,7 @@ from .arguments import as_clock, as_ruleset
 from .budget import Budget, budget_for, prompt_tokens
 from .calls import record_builder, release
 from .drawing import draw_output
+from .memo import DrawMemo
 
 if TYPE_CHECKING:
     from ..explain import Explanation
@@ -77,6 +78,7 @@ class MockGPT:
         self.on_finish = on_finish
         """Called once per call when it has ended: `on_finish(record, error, cancelled)` (see `finish`)."""
         self._finishing = threading.Lock()
+        self._memo = DrawMemo()
 
     @property
     def journal(self) -> CallJournal:
@@ -106,6 +108,7 @@ class MockGPT:
     def reset(self) -> None:
         """Forget every call: the journal and the rules' call counts (so `times` rules answer again)."""
         self.journal.clear()
+        self._memo.clear()
         self.rules.reset()
         if self.counter is not None:
             self.counter.reset()
@@ -173,8 +176,20 @@ class MockGPT:
         before the one that answered, and no draw read the rule's call count (`sequence`, a template's
         `call_index`, …).
         Such an answer is a pure function of (seed, rules, request, clock reading), so a caller that keeps
-        those fixed may answer the same request again with `replay(record)` instead of drawing it.
+        those fixed may answer the same request again with `replay(record)` instead of drawing it. The
+        engine does so itself for a request given as a dict that comes a third time (`engine.memo`).
         """
+        memo_key = None if isinstance(request, ModelRequest) else self._memo.key(self, request, api)
+        if memo_key is not None:
+            kept = self._memo.get(self, memo_key)
+            if kept is not None:
+                return Generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
+        drawn = self._draw(request, api)
+        if memo_key is not None and drawn.replayable:
+            self._memo.put(self, memo_key, drawn)
+        return drawn
+
+    def _draw(self, request: ModelRequest | Mapping[str, Any], api: ApiKind | None) -> Generation:
         started = time.perf_counter()  # timing for the journal only; never shapes an answer
         req = ModelRequest.from_dict(request)
         if api is not None and req.api != api:

@@ -1,0 +1,127 @@
+"""The engine's memo: answers to requests given as mappings, replayed when the same request comes again.
+
+`MockGPT.generate({...})` called again and again with one request (a fixture builder, a test that loops, a
+load script in process) would decode, validate, fingerprint and draw the same answer each time. An answer
+`resolve` marks replayable is a pure function of what `generation` returns and the request, so the engine
+keeps it, by the request's canonical JSON, the second time that request comes, and answers it the third
+time by `MockGPT.replay`: the call is journaled and counted as if drawn, and the output is the same
+(immutable) object. The server's own memo (`server.memo`) keeps encoded bytes instead, by raw body and
+headers; this one serves the in-process callers, which hand the engine a mapping.
+
+Not kept: requests given as a `ModelRequest` (a caller that built one has decoded already), requests
+orjson cannot write (objects inside them, integers beyond 64 bits) or whose JSON is longer than
+`MAX_KEY_BYTES`, and every request while the clock is not a FixedClock or the rules' call counts are
+shared between processes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..clock import FixedClock
+from ..generation import Generation
+from ..journal.memory import record_bytes
+
+if TYPE_CHECKING:
+    from .mockgpt import MockGPT
+
+__all__ = ["MAX_KEY_BYTES", "DrawMemo", "generation"]
+
+MAX_KEY_BYTES = 16 * 1024
+"""Requests whose JSON is longer are not kept: long conversations are rarely sent twice verbatim."""
+_ENTRIES = 256
+_BYTES = 4 * 1024 * 1024  # what the kept answers may hold (`record_bytes`): an embeddings batch is large
+_SEEN = 1024
+_KEY_OPTIONS = orjson.OPT_SORT_KEYS  # key order in a mapping changes nothing in the answer
+
+
+def generation(mock: MockGPT) -> tuple[Any, ...] | None:
+    """What every answer depends on besides the request; None when answers may change between calls."""
+    clock = mock.clock
+    if type(clock) is not FixedClock:  # a stepping or system clock: every call reads another time
+        return None
+    rules = mock.rules
+    return (mock, mock.seed, mock.context_window, mock.limits, rules, tuple(rules.rules), clock.now())
+
+
+class DrawMemo:
+    """At most `max_entries` generations holding about `max_bytes`, by request key, least recent out; an
+    answer is kept from its key's second call."""
+
+    def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[bytes, tuple[Generation, int]] = OrderedDict()
+        self._bytes = 0
+        # keys seen once, as hashes: all-different requests fill nothing but this small set
+        self._seen: dict[int, None] = {}
+        self._generation: tuple[Any, ...] | None = None
+        self._lock = threading.Lock()
+
+    def key(self, mock: MockGPT, request: Mapping[str, Any], api: str | None) -> bytes | None:
+        """The request's key, or None when it is not to be kept (see the module's notes)."""
+        if self.max_entries <= 0 or mock.counter is not None or type(request) is not dict:
+            return None
+        try:
+            text = orjson.dumps(request, option=_KEY_OPTIONS)
+        except TypeError:  # not plain JSON: objects, big integers, non-string keys
+            return None
+        if len(text) > MAX_KEY_BYTES:
+            return None
+        return (api or "").encode() + b"\n" + text
+
+    def get(self, mock: MockGPT, key: bytes) -> Generation | None:
+        gen = generation(mock)
+        with self._lock:
+            if gen is None or gen != self._generation:
+                self._reset(gen)
+                return None
+            kept = self._entries.get(key)
+            if kept is None:
+                return None
+            self._entries.move_to_end(key)
+            return kept[0]
+
+    def put(self, mock: MockGPT, key: bytes, drawn: Generation) -> None:
+        """Keep `drawn` (a replayable answer) if `key` was seen before under this generation."""
+        size = len(key) + record_bytes(drawn.record)
+        if size > self.max_bytes:
+            return
+        gen = generation(mock)
+        with self._lock:
+            if gen is None or gen != self._generation:  # the rules or the clock changed during the draw
+                return
+            h = hash(key)
+            seen = self._seen
+            if h not in seen:
+                seen[h] = None
+                if len(seen) > _SEEN:
+                    del seen[next(iter(seen))]
+                return
+            del seen[h]
+            entries = self._entries
+            old = entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            entries[key] = (drawn, size)
+            self._bytes += size
+            while entries and (len(entries) > self.max_entries or self._bytes > self.max_bytes):
+                self._bytes -= entries.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._reset(None)
+
+    def _reset(self, gen: tuple[Any, ...] | None) -> None:
+        self._entries.clear()
+        self._seen.clear()
+        self._bytes = 0
+        self._generation = gen
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,113 @@
+"""The engine's memo: a request given as a dict, sent a third time, is replayed, never when it must not be."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from synthgpt import MockGPT, Rule, StepClock
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.engine.memo import MAX_KEY_BYTES, DrawMemo
+
+
+def ask(text: str, **extra: Any) -> dict[str, Any]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": text}], **extra}
+
+
+def _kept(mock: MockGPT) -> int:
+    memo: DrawMemo = mock._memo
+    return len(memo)
+
+
+def test_a_third_call_is_replayed_and_journaled_like_a_draw() -> None:
+    mock = MockGPT(seed=3)
+    outs = [mock.generate(ask("Tell me about tide pools")) for _ in range(4)]
+    assert _kept(mock) == 1
+    assert outs[2] is outs[1] and outs[3] is outs[1]  # the kept output, not a copy: outputs are frozen
+    assert outs[0] == outs[1]
+    records = mock.records
+    assert [r.index for r in records] == [0, 1, 2, 3]
+    assert [r.output for r in records] == outs
+    rule = mock.rules.rules[[r.name for r in mock.rules].index(records[0].rule)]
+    assert rule.call_count == 4
+    fresh = MockGPT(seed=3)
+    assert fresh.generate(ask("Tell me about tide pools")) == outs[3]
+
+
+def test_key_order_does_not_matter_and_the_api_does() -> None:
+    mock = MockGPT(seed=1)
+    a = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi there"}]}
+    b = {"messages": [{"content": "hi there", "role": "user"}], "model": "gpt-4o"}
+    mock.generate(a)
+    mock.generate(b)
+    assert _kept(mock) == 1
+    assert mock.generate(a) is mock.generate(b)
+    anthropic = mock.generate(a, api="anthropic_messages")
+    assert mock.journal.list()[-1].request.api == "anthropic_messages"
+    assert anthropic == MockGPT(seed=1).generate(a, api="anthropic_messages")
+
+
+def test_call_order_dependent_answers_are_never_replayed() -> None:
+    counting = Rule("count", m.always(), g.template("call {{ call_index }}"))
+    mock = MockGPT([counting], seed=1)
+    texts = [mock.generate(ask("same")).choices[0].text for _ in range(4)]
+    assert texts == ["call 0", "call 1", "call 2", "call 3"]
+    assert _kept(mock) == 0
+    once = Rule("once", m.always(), g.reply(text="first"), times=1)
+    limited = MockGPT([once, Rule("rest", m.always(), g.reply(text="rest"))])
+    assert [limited.generate(ask("same")).choices[0].text for _ in range(4)] == ["first"] + ["rest"] * 3
+    assert _kept(limited) == 0
+
+
+def test_a_moving_clock_keeps_nothing() -> None:
+    mock = MockGPT(seed=1, clock=StepClock(1_700_000_000, 1))
+    created = [mock.generate(ask("same")).created for _ in range(4)]
+    assert created == [1_700_000_000, 1_700_000_001, 1_700_000_002, 1_700_000_003]
+    assert _kept(mock) == 0
+
+
+def test_new_rules_and_a_reset_empty_the_memo() -> None:
+    mock = MockGPT([Rule("a", m.always(), g.reply(text="from a"))], seed=1)
+    for _ in range(3):
+        assert mock.generate(ask("same")).choices[0].text == "from a"
+    assert _kept(mock) == 1
+    mock.rules.rules.insert(0, Rule("b", m.always(), g.reply(text="from b")))
+    assert mock.generate(ask("same")).choices[0].text == "from b"
+    assert _kept(mock) == 0
+    mock.generate(ask("same"))
+    mock.generate(ask("same"))
+    assert _kept(mock) == 1
+    mock.reset()
+    assert _kept(mock) == 0 and mock.records == []
+
+
+def test_requests_it_cannot_key_are_drawn_every_time() -> None:
+    mock = MockGPT(seed=1)
+    big = ask("x" * MAX_KEY_BYTES)
+    wide = ask("same", extra={"seed_hint": 10**30})
+    for req in (big, wide):
+        first = mock.generate(req)
+        for _ in range(3):
+            assert mock.generate(req) == first
+    assert _kept(mock) == 0
+    req = mock.journal.list()[-1].request
+    for _ in range(3):
+        mock.generate(req)  # a ModelRequest: decoded already, not keyed
+    assert _kept(mock) == 0
+
+
+@pytest.mark.parametrize("entries", [0, 2])
+def test_the_memo_is_bounded(entries: int) -> None:
+    mock = MockGPT(seed=1)
+    mock._memo = DrawMemo(max_entries=entries)
+    for i in range(5):
+        for _ in range(3):
+            mock.generate(ask(f"question {i}"))
+    assert _kept(mock) == entries
+    small = MockGPT(seed=1)
+    small._memo = DrawMemo(max_bytes=100)  # no answer fits
+    for _ in range(3):
+        small.generate(ask("same"))
+    assert _kept(small) == 0
