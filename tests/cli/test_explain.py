@@ -65,7 +65,7 @@ def test_prints_the_trace_and_the_answer(folder: Path) -> None:
         "=> weather  (rules.yaml:6:5): answers; captures city='Lisbon'\n"
         "answer: 200 from rule 'weather' (answer seed 868114352007966111):\n"
         "{\n"
-        '  "id": "msg_010yL5v5Wmjd9M3tGKaWvkb2",\n'
+        '  "id": "msg_01L1RLkymb3JdNXlgq06COOK",\n'
         '  "type": "message",\n'
         '  "role": "assistant",\n'
         '  "model": "claude-x",\n'

@@ -92,10 +92,14 @@ def test_derive_seed_is_pinned_and_length_prefixed() -> None:
 
 
 def test_token_from_seed_and_canonical_json() -> None:
-    assert (token_from_seed(1, 10), token_from_seed(2, 10)) == ("zLlSbOpAhb", "Of3bKpHuDj")  # pinned
-    assert token_from_seed(1, 40) == "zLlSbOpAhbCsXv8MoKktk5SqgMvJUA4aCmlVtXeL"
-    assert token_from_seed(7, 6, alphabet="ab") == "aababa"
+    assert (token_from_seed(1, 10), token_from_seed(2, 10)) == ("SpJTeXZgJ0", "B2GLmlNPFv")  # pinned
+    assert token_from_seed(1, 40) == "SpJTeXZgJ00F5Wr4casEzC2Dxi7DNvSRwkOkL31m"
+    assert token_from_seed(7, 6, alphabet="ab") == "babbba"
     assert token_from_seed(1, 40).startswith(token_from_seed(1, 10))
+    assert token_from_seed(1, 200).startswith(token_from_seed(1, 64))
+    assert len(token_from_seed(1, 200)) == 200 and token_from_seed(1, 0) == ""
+    with pytest.raises(ValueError, match="token alphabet must be 1 to 256 ASCII characters"):
+        token_from_seed(1, 4, alphabet="αβ")
     assert token_from_seed(7, 6, alphabet="ab") in {
         "".join(p) for p in __import__("itertools").product("ab", repeat=6)
     }

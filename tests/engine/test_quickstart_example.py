@@ -13,13 +13,13 @@ SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"
 
 EXPECTED = """\
 [weather] "What's the weather in town?"
-    -> tool call get_weather({"city":"Pittmanmouth"}) id=call_S6NK1zh6tnxkykbaV7UiV3pj
+    -> tool call get_weather({"city":"Pittmanmouth"}) id=call_frfIBiTLjFS3kMQBoHyDteuB
     finish=tool_calls usage=78+14 tokens
 [greeting] 'Hi, my name is Ada.'
     -> 'Nice to meet you, Ada! Your lucky number is 84.'
     finish=stop usage=14+15 tokens
 [profile] 'Create a user profile.'
-    -> '{"id":"user_ijTxLqUXe2RxBuVsP6PzRugQ","name":"Jessica Webb","age":22}'
+    -> '{"id":"user_HVjA9oVLM43rTABkIXaHz2yc","name":"Jessica Webb","age":22}'
     finish=stop usage=14+32 tokens
 [default] 'Summarise this. It has three sentences. The last is dropped.'
     -> 'Summarise this. It has three sentences.'

@@ -32,18 +32,9 @@ def plain_derive_seed(*parts: object) -> int:
 
 
 def plain_token(seed: int, length: int, alphabet: str) -> str:
-    out: list[str] = []
-    counter = 0
-    while len(out) < length:
-        counter += 1
-        digest = hashlib.blake2b(f"{seed}:{counter}".encode(), digest_size=16).digest()
-        block = int.from_bytes(digest, "little")
-        for _ in range(16):
-            if len(out) == length:
-                break
-            block, r = divmod(block, len(alphabet))
-            out.append(alphabet[r])
-    return "".join(out)
+    digests = [hashlib.blake2b(str(seed).encode()).digest()]
+    digests += [hashlib.blake2b(f"{seed}:{i}".encode()).digest() for i in range(1, length // 64 + 1)]
+    return "".join(alphabet[b % len(alphabet)] for digest in digests for b in digest)[:length]
 
 
 def test_seeds_and_ids_match_the_plain_algorithms() -> None:
@@ -178,17 +169,17 @@ def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
     # two rules taking turns: each record is packed in the history of the rule that answered it
     mock = MockGPT(RuleSet([Rule("even", m.last_user(contains="even"), "E"), Rule("odd", m.always(), "O")]))
     for i in range(40):
-        mock.generate(
-            {"model": "synth-1", "messages": [{"role": "user", "content": "even" if i % 2 == 0 else "odd"}]}
-        )
+        # distinct texts: a request repeated verbatim is replayed from the engine's memo (`engine.memo`)
+        text = f"{'even' if i % 2 == 0 else 'odd'} {i}"
+        mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": text}]})
     journal = mock.journal.list()
     for name in ("even", "odd"):
         rule = mock.rules[name]
         assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 12 + ["CallRecord"] * 8
         assert rule.calls == [r for r in journal if r.rule == name]
     mock.journal = type(mock.journal)(100)  # a new journal is wired up as well
-    for _ in range(20):
-        mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": "odd"}]})
+    for i in range(20):
+        mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": f"odd again {i}"}]})
     # the old journal's 8 live records stay as they were; the new journal's oldest 4 are packed
     kinds = [type(c).__name__ for c in mock.rules["odd"]._calls]
     assert kinds == ["PackedRecord"] * 12 + ["CallRecord"] * 8 + ["PackedRecord"] * 4 + ["CallRecord"] * 16
