@@ -59,6 +59,15 @@ def test_mutating_the_request_dict_afterwards_changes_no_record() -> None:
     assert record.request == ModelRequest.from_dict(pristine)
 
 
+def test_extra_values_are_copied_deeply() -> None:
+    nested = {"k": (1, [2]), "d": {"e": [{"f": "g"}]}}
+    mock = MockGPT([Rule("echo", m.always(), g.echo())])
+    mock.generate({"model": "m", "messages": [{"role": "user", "content": "x"}], "extra": {"n": nested}})
+    nested["k"][1].append(3)  # type: ignore[index]
+    nested["d"]["e"][0]["f"] = "changed"  # type: ignore[index]
+    assert mock.records[0].request.extra == {"n": {"k": (1, [2]), "d": {"e": [{"f": "g"}]}}}
+
+
 def test_outputs_and_records_cannot_be_mutated() -> None:
     mock = MockGPT([Rule("r", m.always(), g.reply(text="hi", tool_calls=[g.tool_call("t", {"a": 1})]))])
     out = mock.generate(ask("x"))
