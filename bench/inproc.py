@@ -8,6 +8,7 @@ Run by bench/run.py in its own process pinned to the server core; prints one JSO
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -35,30 +36,43 @@ def calls_per_second(fn: Callable[[], Any], duration: float) -> float:
 
 
 def measure(duration: float) -> dict[str, Any]:
+    """Calls/s of each rule twice: one request over and over (`MockGPT.generate` replays it from the
+    engine's memo from its third call, `synthgpt.engine.memo`) and a counter in the prompt (`_distinct`:
+    every answer decoded, drawn and journaled)."""
     from synthgpt import MockGPT, Rule
     from synthgpt import generators as g
     from synthgpt import matchers as m
 
-    results: dict[str, Any] = {}
-    text_mock = MockGPT(seed=1)
-    text_req = {"model": "gpt-4o", "messages": [{"role": "user", "content": PROMPT}]}
-    results["default_text"] = calls_per_second(lambda: text_mock.generate(text_req), duration)
-    try:
-        schema_mock = MockGPT([Rule("schema", m.always(), g.from_request_schema())], seed=1)
-        schema_req = {
+    def text_req(i: int | None = None) -> dict[str, Any]:
+        prompt = PROMPT if i is None else f"{PROMPT} (request {i})"
+        return {"model": "gpt-4o", "messages": [{"role": "user", "content": prompt}]}
+
+    def schema_req(i: int | None = None) -> dict[str, Any]:
+        prompt = "Make up an order" if i is None else f"Make up an order (request {i})"
+        return {
             "model": "gpt-4o",
-            "messages": [{"role": "user", "content": "Make up an order"}],
+            "messages": [{"role": "user", "content": prompt}],
             "response_schema": {
-                "kind": "json_schema",
-                "name": "order",
-                "strict": True,
-                "schema": NESTED_SCHEMA,
+                "kind": "json_schema", "name": "order", "strict": True, "schema": NESTED_SCHEMA,
             },
         }
-        schema_mock.generate(schema_req)
-        results["schema"] = calls_per_second(lambda: schema_mock.generate(schema_req), duration)
+
+    results: dict[str, Any] = {}
+    text_mock = MockGPT(seed=1)
+    results["default_text"] = calls_per_second(lambda: text_mock.generate(text_req()), duration)
+    counter = itertools.count()
+    results["default_text_distinct"] = calls_per_second(
+        lambda: text_mock.generate(text_req(next(counter))), duration
+    )
+    try:
+        schema_mock = MockGPT([Rule("schema", m.always(), g.from_request_schema())], seed=1)
+        schema_mock.generate(schema_req())
+        results["schema"] = calls_per_second(lambda: schema_mock.generate(schema_req()), duration)
+        results["schema_distinct"] = calls_per_second(
+            lambda: schema_mock.generate(schema_req(next(counter))), duration
+        )
     except Exception as exc:  # the schema generator may not exist yet in a partial checkout
-        results["schema"] = f"n/a: {type(exc).__name__}: {exc}"
+        results["schema"] = results["schema_distinct"] = f"n/a: {type(exc).__name__}: {exc}"
     return results
 
 
