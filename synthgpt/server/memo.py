@@ -25,10 +25,10 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ..clock import FixedClock
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..engine import MockGPT
+from ..engine.memo import generation
 from ..errors import StateUnavailable
 from ..journal import CallRecord
 from ..pipeline import Answered, finish
@@ -69,15 +69,6 @@ class MemoEntry:
     def size(self) -> int:
         sent = len(self.body) + (sum(len(w.data) + 64 for w in self.wire.writes) if self.wire else 0)
         return sent + sum(len(k) + len(v) for k, v in self.headers) + _ENTRY_OVERHEAD
-
-
-def generation(mock: MockGPT) -> tuple[Any, ...] | None:
-    """What every answer depends on besides the request; None when answers may change between calls."""
-    clock = mock.clock
-    if type(clock) is not FixedClock:  # a stepping or system clock: every call reads another time
-        return None
-    rules = mock.rules
-    return (mock, mock.seed, mock.context_window, rules, tuple(rules.rules), clock.now())
 
 
 class ResponseMemo:
