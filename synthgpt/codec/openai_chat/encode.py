@@ -56,8 +56,16 @@ _HEX = "0123456789abcdef"
 DONE = Frame("[DONE]", terminal=True)
 
 
+_OPENING = {"role": "assistant", "content": "", "refusal": None}
+_OPENING_KEYS = list(_OPENING)
+_OPENING_JSON = '{"role":"assistant","content":"","refusal":null}'
+
+
 def delta_json(delta: dict[str, Any]) -> str:
-    """`dumps(delta)`, with the two shapes that make up most of a stream rendered directly (same bytes)."""
+    """`dumps(delta)`, with the shapes that make up most of a stream rendered directly (same bytes): a
+    text's opening delta (whose `null` would cost dumps a read-back), text and argument deltas."""
+    if len(delta) == 3 and delta == _OPENING and list(delta) == _OPENING_KEYS:
+        return _OPENING_JSON
     if len(delta) == 1:
         if "content" in delta:
             return '{"content":' + encode_basestring(delta["content"]) + "}"
@@ -244,7 +252,7 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _finish_chunk(index: int, choice: Choice, legacy: bool = False) -> str:
-    finish = dumps(finish_reason(choice, legacy))
+    finish = encode_basestring(finish_reason(choice, legacy))  # a str: what dumps writes (tested)
     return f'{{"index":{index},"delta":{{}},"logprobs":null,"finish_reason":{finish}}}'
 
 

@@ -184,13 +184,13 @@ _RESPONSE_KEYS = ["type", "response", "sequence_number"]
 def _render(event: Event, shared: dict[int, str]) -> str:
     """`dumps(event)`. An event carrying a response object renders it once per `shared` (by identity: the
     events of one stream)."""
-    if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int:
+    if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(event["type"]) is str:
         response = event["response"]
         text = shared.get(id(response))
         if text is None:
             text = shared[id(response)] = dumps(response)
         seq = event["sequence_number"]
-        return f'{{"type":{dumps(event["type"])},"response":{text},"sequence_number":{seq}}}'
+        return f'{{"type":{encode_basestring(event["type"])},"response":{text},"sequence_number":{seq}}}'
     return dumps(event)
 
 
