@@ -13,6 +13,8 @@ those frames plus the answer's `StreamPlan` into bytes, in two steps:
    server drop the connection without the chunked-encoding terminator (a real network cut).
 
 When no write has to wait, every frame goes out in a single write: unpaced streams cost one `send`.
+`plan_parts(codec, ...)` is `plan_wire(codec.frames(...), ...)` for a codec that gives its stream as runs
+of frames (`runs.py`): such an unpaced stream is written from its runs, without a frame object per event.
 
 `chunk_text(text, n)` is the shared way to cut text into deltas of `n` code points; it never splits a
 code point, a surrogate pair, or a character from the combining marks / joiners that follow it.
@@ -253,9 +255,7 @@ def plan_wire(
     return WirePlan(tuple(writes), tuple(sent), aborts)
 
 
-def plan_parts(
-    codec: WireCodec, plan: StreamPlan, output: ModelOutput, request: ModelRequest
-) -> WirePlan:
+def plan_parts(codec: WireCodec, plan: StreamPlan, output: ModelOutput, request: ModelRequest) -> WirePlan:
     """`plan_wire(codec.frames(output, request), plan, codec, output, request)`, the same plan, built from
     the codec's runs of frames where it has them (`runs.HasFrameParts`): an unpaced SSE stream without
     faults is written from them without a frame object per event (see `runs.py`)."""
