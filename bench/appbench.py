@@ -20,6 +20,7 @@ import asyncio
 import cProfile
 import dataclasses
 import io
+import json
 import pstats
 import sys
 import time
@@ -112,6 +113,13 @@ def _synthgpt_app(rule_files: list[str], memo: bool) -> App:
     return app
 
 
+def _unstreamed(body: bytes) -> bytes:
+    """A stream case's request body asking for the answer as one JSON body instead."""
+    data = json.loads(body)
+    data["stream"] = False
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
 def main(argv: list[str] | None = None) -> None:
     from bench.cases import CASES, prepare
 
@@ -124,6 +132,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--callers", metavar="REGEX", help="with --profile: who calls the functions matching")
     ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout")
     ap.add_argument("--memo", action="store_true", help="keep the memo on: repeated requests are replayed")
+    ap.add_argument(
+        "--pair", action="store_true",
+        help="also time each stream case's body with `stream: false`: what streaming adds to one answer",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.synthgpt_root:
         sys.path.insert(0, str(args.synthgpt_root.resolve()))
@@ -138,7 +150,8 @@ def main(argv: list[str] | None = None) -> None:
         "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))], memo),
     }
     print(f"synthgpt from {__import__('synthgpt').__file__}; memo {'on' if memo else 'off (all drawn)'}")
-    print(f"{'case':<18} {'synthgpt us':>12} {'ceiling us':>11} {'ratio':>6} {'sends s/c':>10}")
+    pair_head = f" {'non-stream us':>13} {'stream adds':>11}" if args.pair else ""
+    print(f"{'case':<18} {'synthgpt us':>12} {'ceiling us':>11} {'ratio':>6} {'sends s/c':>10}{pair_head}")
     for case in (c for c in CASES if c.name in names):
         app = apps[case.server]
         transport = httpx.ASGITransport(app=app)
@@ -153,7 +166,14 @@ def main(argv: list[str] | None = None) -> None:
         c_us = measure_app(ceiling, c_call, args.n, args.repeats)
         s_sends = asyncio.run(s_call.run(app))[2]
         c_sends = asyncio.run(c_call.run(ceiling))[2]
-        print(f"{case.name:<18} {s_us:>12.1f} {c_us:>11.1f} {c_us / s_us:>6.2f} {s_sends:>5}/{c_sends:<4}")
+        pair = ""
+        if args.pair and case.stream:
+            # the same request answered as one JSON body: the answer drawn alike, only the encoding differs
+            whole = AsgiCall(case.path, _unstreamed(prep.body), case.headers)
+            w_us = measure_app(app, whole, args.n, args.repeats)
+            pair = f" {w_us:>13.1f} {s_us - w_us:>11.1f}"
+        sends = f"{s_sends:>5}/{c_sends:<4}"
+        print(f"{case.name:<18} {s_us:>12.1f} {c_us:>11.1f} {c_us / s_us:>6.2f} {sends}{pair}")
         if args.profile:
             prof = cProfile.Profile()
             prof.enable()

@@ -30,7 +30,7 @@ from .codec.envelope import decode_envelope
 from .codec.errors import error_headers
 from .codec.framing import stream_media_type
 from .codec.openai_chat.encode import openai_response_headers
-from .codec.sse import WirePlan, plan_wire
+from .codec.sse import WirePlan, plan_parts
 from .engine import FinishError, MockGPT
 from .errors import BodyTooLarge, DrawError, NoRuleMatched, RequestError, StateUnavailable, SynthGPTError
 from .generation import Generation
@@ -387,7 +387,7 @@ def _encode(
         headers["x-accel-buffering"] = "no"  # ask reverse proxies not to hold the stream back
         # the first delay holds back the whole answer (the sender waits it), not the first frame
         rest = plan if delay == 0 else plan.model_copy(update={"first_delay_ms": 0.0})
-        wire = plan_wire(codec.frames(output, req), rest, codec, output, req)
+        wire = plan_parts(codec, rest, output, req)
         media = stream_media_type(codec, req)
         if media != "text/event-stream":  # NDJSON, a JSON array, the AWS event stream: the header wins
             headers["content-type"] = media

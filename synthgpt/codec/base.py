@@ -6,10 +6,12 @@ body is the fold of the same frames (tests check it); faults and pacing are appl
 shared SSE layer (`sse.py`), which asks the wire module only for its own error frames.
 
 `synthgpt.pipeline.answer` is the one caller: it decodes, resolves and encodes through these methods.
-Besides the `WireCodec` methods, a codec may define two optional hooks, looked up with `getattr` (a codec
+Besides the `WireCodec` methods, a codec may define optional hooks, looked up with `getattr` (a codec
 without them keeps working): `response_headers` (`HasResponseHeaders`: its own per-answer headers, else
-the OpenAI set) and `replayable` (`HasReplayCheck`: False for a body whose answer reads state the codec
-keeps, so the server never resends a memoized answer for it).
+the OpenAI set), `replayable` (`HasReplayCheck`: False for a body whose answer reads state the codec
+keeps, so the server never resends a memoized answer for it) and `frame_parts` (`runs.HasFrameParts`: its
+stream as frames and runs of frames, which an unpaced stream is written from without a frame object per
+event).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ those frames plus the answer's `StreamPlan` into bytes, in two steps:
    server drop the connection without the chunked-encoding terminator (a real network cut).
 
 When no write has to wait, every frame goes out in a single write: unpaced streams cost one `send`.
+`plan_parts(codec, ...)` is `plan_wire(codec.frames(...), ...)` for a codec that gives its stream as runs
+of frames (`runs.py`): such an unpaced stream is written from its runs, without a frame object per event.
 
 `chunk_text(text, n)` is the shared way to cut text into deltas of `n` code points; it never splits a
 code point, a surrogate pair, or a character from the combining marks / joiners that follow it.
@@ -22,16 +24,19 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import StreamAborted
 from ..model import Fault, ModelOutput, ModelRequest, StreamPlan
 from ..seeding import derive_seed
 from .base import Frame, WireCodec, render_frame
 from .framing import Framing
+from .runs import LazyFrames, Part, expand, render_sse
 
 __all__ = [
     "KEEPALIVE",
@@ -44,6 +49,7 @@ __all__ = [
     "frames_in",
     "iter_bytes",
     "malform",
+    "plan_parts",
     "plan_wire",
     "stream_bytes",
     "text_deltas",
@@ -67,8 +73,9 @@ class WirePlan:
     """Everything that goes on the wire for one stream, in order."""
 
     writes: tuple[Write, ...]
-    frames: tuple[Frame, ...]
-    """The frames actually sent (after faults), error frames included."""
+    frames: Sequence[Frame]
+    """The frames actually sent (after faults), error frames included: a tuple, or for a stream planned
+    from its runs (`plan_parts`), `LazyFrames` (equal to the tuple)."""
     aborts: bool = False
     """End by dropping the connection (no terminator, no clean close)."""
 
@@ -121,8 +128,10 @@ def chunk_text(text: str, n: int) -> list[str]:
     """
     if n < 1:
         raise ValueError(f"chunk size must be >= 1, got {n}")
-    if text.isascii():
-        return [text[i : i + n] for i in range(0, len(text), n)]
+    if n >= len(text):
+        return [text] if text else []
+    if text.isascii():  # no clusters to keep whole: every n characters (one C call, not a slice each)
+        return _ascii_pieces(n)(text)
     pieces: list[str] = []
     current: list[str] = []
     size = 0
@@ -135,6 +144,12 @@ def chunk_text(text: str, n: int) -> list[str]:
     if current:
         pieces.append("".join(current))
     return pieces
+
+
+@lru_cache(maxsize=64)
+def _ascii_pieces(n: int) -> Callable[[str], list[str]]:
+    """`text` cut every `n` characters, the last piece shorter (`re.S`: a newline is a character too)."""
+    return re.compile(f".{{1,{n}}}", re.S).findall
 
 
 def text_deltas(text: str, plan: StreamPlan) -> list[str]:
@@ -195,11 +210,8 @@ def plan_wire(
     event stream) instead of SSE; keep-alives then go out only if that form has them.
     When several ending faults are given, the one with the smallest `after` wins.
     """
-    own = getattr(codec, "framing", None)  # getattr: an optional part of the protocol (see framing.py)
-    framing: Framing | None = own(request) if own is not None else None
-    if frames and not (plan.faults or plan.keepalive_every or plan.wire_chunk_bytes) and not (
-        plan.first_delay_ms or plan.interval_ms or plan.jitter_ms
-    ):  # the common unpaced stream: every frame at once, in one write (what the loop below builds)
+    framing = _framing(codec, request)
+    if frames and _at_once(plan):  # the common unpaced stream: every frame at once, in one write
         if framing is None:
             return WirePlan((Write(_render_all(frames), 0.0),), tuple(frames), False)
         data = b"".join(framing.render(f, i) for i, f in enumerate(frames))
@@ -241,6 +253,32 @@ def plan_wire(
         pieces.append(Write(b"", plan.first_delay_ms))
     writes = _rechunk(pieces, plan.wire_chunk_bytes) if plan.wire_chunk_bytes else pieces
     return WirePlan(tuple(writes), tuple(sent), aborts)
+
+
+def plan_parts(codec: WireCodec, plan: StreamPlan, output: ModelOutput, request: ModelRequest) -> WirePlan:
+    """`plan_wire(codec.frames(output, request), plan, codec, output, request)`, the same plan, built from
+    the codec's runs of frames where it has them (`runs.HasFrameParts`): an unpaced SSE stream without
+    faults is written from them without a frame object per event (see `runs.py`)."""
+    parts_of = getattr(codec, "frame_parts", None)  # getattr: an optional part of the protocol
+    if parts_of is None:
+        return plan_wire(codec.frames(output, request), plan, codec, output, request)
+    parts: list[Part] = parts_of(output, request)
+    if parts and _at_once(plan) and _framing(codec, request) is None:
+        return WirePlan((Write(render_sse(parts), 0.0),), LazyFrames(parts), False)
+    return plan_wire(expand(parts), plan, codec, output, request)
+
+
+def _framing(codec: WireCodec, request: ModelRequest) -> Framing | None:
+    own = getattr(codec, "framing", None)  # getattr: an optional part of the protocol (see framing.py)
+    return own(request) if own is not None else None
+
+
+def _at_once(plan: StreamPlan) -> bool:
+    """Every frame goes out at once, as the healthy stream has it: no fault, keep-alive, chunking or wait."""
+    return not (
+        plan.faults or plan.keepalive_every or plan.wire_chunk_bytes
+        or plan.first_delay_ms or plan.interval_ms or plan.jitter_ms
+    )  # fmt: skip
 
 
 def _render_all(frames: Sequence[Frame]) -> bytes:

@@ -94,19 +94,7 @@ async def test_template_fake_fields_are_cached_by_value_and_type() -> None:
     assert texts[0] == texts[2] and texts[1]["content"] == fresh.text
 
 
-def test_directly_rendered_stream_events_are_what_dumps_writes() -> None:
-    from synthgpt.codec.anthropic.encode import _render as render_anthropic
-    from synthgpt.codec.common import dumps
-    from synthgpt.codec.openai_responses.encode import _render as render_responses
-
-    delta = {"type": "response.output_text.delta", "item_id": 'm\u00e9"x', "output_index": 0,
-             "content_index": 2, "delta": "a\nb\u2028", "logprobs": [], "sequence_number": 7}  # fmt: skip
-    for event in (delta, {**delta, "output_index": True}, {**delta, "logprobs": None}, {**delta, "extra": 1}):
-        assert render_responses(event) == dumps(event)
-    block = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 'h\u00e9"\n'}}
-    reordered = {"type": "content_block_delta", "delta": block["delta"], "index": 0}
-    for event in (block, reordered, {**block, "index": True}):
-        assert render_anthropic(event) == dumps(event)
+# Text deltas written from a template (`codec/runs.py`) against `json.dumps`: tests/codec/test_frame_runs.py
 
 
 def test_shared_response_objects_and_one_shot_stream_bytes_are_what_the_plain_forms_give() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from json.encoder import encode_basestring
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import RequestError
@@ -25,6 +25,7 @@ from ..base import Frame
 from ..common import dumps
 from ..errors import restate_default
 from ..headers import journal_headers
+from ..runs import FrameRun, Part, expand
 from ..sse import chunk_text, text_deltas
 from .request import messages_request
 
@@ -136,27 +137,28 @@ class MessagesCodec:
         return message
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
-        events = self.events(output, request)
-        last = len(events) - 1
-        return [Frame(_render(e), e["type"], i == last) for i, e in enumerate(events)]
+        return expand(self.frame_parts(output, request))
+
+    def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
+        """The events rendered, each text block's deltas as one `FrameRun`; the last (`message_stop`)
+        terminal."""
+        *events, end = _stream_parts(output)
+        parts: list[Part] = [
+            _frame_run(e) if isinstance(e, _TextRun) else Frame(_render(e), e["type"]) for e in events
+        ]
+        if isinstance(end, _TextRun):  # never: the stream ends with message_stop
+            raise AssertionError("a Messages stream ends with message_stop")
+        parts.append(Frame(_render(end), end["type"], True))
+        return parts
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads; the last one (`message_stop`) is the terminal event."""
-        start = _message(output, [], None)
-        start["usage"] = _usage(output, min(1, output.usage.completion_tokens))
-        events: list[Event] = [{"type": "message_start", "message": start}]
-        for index, block in enumerate(_blocks(output)):
-            events.extend(_block_events(block, index, output.stream))
-            if index == 0:
-                events.insert(2, {"type": "ping"})
-        usage = _usage(output, output.usage.completion_tokens)
-        usage.pop("service_tier")
-        events.append(
-            {"type": "message_delta",
-             "delta": {"stop_reason": _stop_reason(output), "stop_sequence": output.choices[0].stop_sequence},
-             "usage": usage}
-        )  # fmt: skip
-        events.append({"type": "message_stop"})
+        events: list[Event] = []
+        for part in _stream_parts(output):
+            if isinstance(part, _TextRun):
+                events += part.events()
+            else:
+                events.append(part)
         return events
 
     def error_frames(
@@ -186,6 +188,30 @@ class MessagesCodec:
     def response_headers(self, request_id: str, processing_ms: int) -> dict[str, str]:
         """Headers the Anthropic SDKs read, besides the generic ones (`request-id` -> `_request_id`)."""
         return {"request-id": request_id, "anthropic-organization-id": "synthgpt"}
+
+
+# ------------------------------------------------------------------------------------------------ stream
+
+
+def _stream_parts(output: ModelOutput) -> list[Event | _TextRun]:
+    """The healthy stream's payloads in order, each text block's deltas as one `_TextRun`; the last one
+    (`message_stop`) is the terminal event."""
+    start = _message(output, [], None)
+    start["usage"] = _usage(output, min(1, output.usage.completion_tokens))
+    parts: list[Event | _TextRun] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(_blocks(output)):
+        parts.extend(_block_events(block, index, output.stream))
+        if index == 0:
+            parts.insert(2, {"type": "ping"})  # after the first block's start: never inside a run
+    usage = _usage(output, output.usage.completion_tokens)
+    usage.pop("service_tier")
+    parts.append(
+        {"type": "message_delta",
+         "delta": {"stop_reason": _stop_reason(output), "stop_sequence": output.choices[0].stop_sequence},
+         "usage": usage}
+    )  # fmt: skip
+    parts.append({"type": "message_stop"})
+    return parts
 
 
 # ------------------------------------------------------------------------------------------------ blocks
@@ -229,10 +255,10 @@ def _blocks(output: ModelOutput) -> list[dict[str, Any]]:
     return blocks
 
 
-def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[Event]:
+def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[Event | _TextRun]:
     kind = block["type"]
     chunk = plan.chunk_chars
-    out: list[Event] = []
+    out: list[Event | _TextRun] = []
     if kind == "thinking":
         out.append(_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
         out.extend(
@@ -242,10 +268,9 @@ def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[E
         out.append(_delta(index, {"type": "signature_delta", "signature": block["signature"]}))
     elif kind == "text":
         out.append(_start(index, {"type": "text", "text": ""}))
-        out.extend(
-            _TextDelta(type="content_block_delta", index=index, delta={"type": "text_delta", "text": d})
-            for d in text_deltas(block["text"], plan)
-        )
+        pieces = text_deltas(block["text"], plan)
+        if pieces:
+            out.append(_TextRun(index, pieces))
     else:
         text = block.pop("_json")
         out.append(_start(index, {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}))
@@ -256,30 +281,40 @@ def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[E
     return out
 
 
-class _TextDelta(dict[str, Any]):
-    """A text delta event as `_block_events` builds it: an int index, a str text, in `dumps`'s key order."""
+@dataclass(slots=True)
+class _TextRun:
+    """The `text_delta` events of one text block, not yet built: most of a stream's events, which
+    `frames` writes from a template instead of building and encoding a dict for each."""
 
-    __slots__ = ()
+    index: int
+    pieces: list[str]
+
+    def events(self) -> list[Event]:
+        return [_delta(self.index, {"type": "text_delta", "text": d}) for d in self.pieces]
+
+
+_PING, _STOP = '{"type":"ping"}', '{"type":"message_stop"}'
+_STOP_KEYS = ["type", "index"]
 
 
 def _render(event: Event) -> str:
-    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes)."""
-    if type(event) is _TextDelta:  # built just above for this stream, never changed since: no checks needed
-        return (
-            '{"type":"content_block_delta","index":' + str(event["index"])
-            + ',"delta":{"type":"text_delta","text":' + encode_basestring(event["delta"]["text"]) + "}}"
-        )  # fmt: skip
-    delta: dict[str, Any] = event.get("delta") or {}
-    if (
-        event["type"] == "content_block_delta" and list(event) == ["type", "index", "delta"]
-        and type(event["index"]) is int and isinstance(delta, dict) and list(delta) == ["type", "text"]
-        and delta["type"] == "text_delta" and type(delta["text"]) is str
-    ):  # fmt: skip  (exactly what dumps would write this way: key order, and a bool is no int to json)
-        return (
-            '{"type":"content_block_delta","index":' + str(event["index"])
-            + ',"delta":{"type":"text_delta","text":' + encode_basestring(delta["text"]) + "}}"
-        )  # fmt: skip
+    """`dumps(event)`; the events that hold nothing but their type and an index are written out (each
+    `dumps` call looks for what orjson writes differently, ~1-2 us on these)."""
+    if len(event) == 1:
+        kind = event["type"]
+        if kind == "ping":
+            return _PING
+        if kind == "message_stop":
+            return _STOP
+    elif list(event) == _STOP_KEYS and event["type"] == "content_block_stop" and type(event["index"]) is int:
+        return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
     return dumps(event)
+
+
+def _frame_run(run: _TextRun) -> FrameRun:
+    """The frames of `run`'s events: what `dumps` writes for `run.events()` (tested)."""
+    head = '{"type":"content_block_delta","index":' + str(run.index) + ',"delta":{"type":"text_delta","text":'
+    return FrameRun("content_block_delta", head, "}}", run.pieces)
 
 
 def _start(index: int, block: dict[str, Any]) -> Event:

@@ -23,6 +23,7 @@ the non-stream list. Without `logprobs` nothing changes on the wire.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import Any
@@ -34,6 +35,7 @@ from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelReques
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
 from ..errors import openai_error_body
+from ..runs import FrameRun, Part, expand
 from ..sse import chunk_text, text_deltas
 from .reasoning import shows_reasoning
 from .request import decode_chat_request
@@ -54,8 +56,16 @@ _HEX = "0123456789abcdef"
 DONE = Frame("[DONE]", terminal=True)
 
 
+_OPENING = {"role": "assistant", "content": "", "refusal": None}
+_OPENING_KEYS = list(_OPENING)
+_OPENING_JSON = '{"role":"assistant","content":"","refusal":null}'
+
+
 def delta_json(delta: dict[str, Any]) -> str:
-    """`dumps(delta)`, with the two shapes that make up most of a stream rendered directly (same bytes)."""
+    """`dumps(delta)`, with the shapes that make up most of a stream rendered directly (same bytes): a
+    text's opening delta (whose `null` would cost dumps a read-back), text and argument deltas."""
+    if len(delta) == 3 and delta == _OPENING and list(delta) == _OPENING_KEYS:
+        return _OPENING_JSON
     if len(delta) == 1:
         if "content" in delta:
             return '{"content":' + encode_basestring(delta["content"]) + "}"
@@ -146,10 +156,31 @@ def choice_deltas(
     `pieces`, when given, are the text's content deltas (cut on token boundaries for logprobs).
     `reasoning` sends the reasoning text first, as `reasoning_content` (see `chat_reasoning`).
     """
+    deltas: list[dict[str, Any]] = []
+    for part in _delta_parts(choice, chunk_chars, pieces, legacy, reasoning):
+        if isinstance(part, _Contents):
+            deltas += [{"content": p} for p in part.texts]
+        else:
+            deltas.append(part)
+    return deltas
+
+
+@dataclass(slots=True)
+class _Contents:
+    """The `{"content": text}` deltas of a choice's text, one per text: most of a stream, which
+    `frame_parts` writes as one `FrameRun` instead of a dict and a JSON text each."""
+
+    texts: list[str]
+
+
+def _delta_parts(
+    choice: Choice, chunk_chars: int | None, pieces: list[str] | None, legacy: bool, reasoning: bool
+) -> list[dict[str, Any] | _Contents]:
+    """`choice_deltas`, the content deltas as one `_Contents`."""
     text = choice.text
     calls = choice.tool_calls
     first: dict[str, Any] = {"role": "assistant", "content": "" if text or not calls else None}
-    deltas = [first]
+    deltas: list[dict[str, Any] | _Contents] = [first]
     thought = choice.reasoning if reasoning else ""
     if thought:
         deltas += [
@@ -158,7 +189,7 @@ def choice_deltas(
     if text:
         if pieces is None:
             pieces = chunk_text(text, chunk_chars) if chunk_chars else [text]
-        deltas += [{"content": p} for p in pieces]
+        deltas.append(_Contents(pieces))
     if legacy and calls:
         # one function call, no id or index: the deprecated shape has room for nothing more
         call = calls[0]
@@ -221,7 +252,7 @@ def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _finish_chunk(index: int, choice: Choice, legacy: bool = False) -> str:
-    finish = dumps(finish_reason(choice, legacy))
+    finish = encode_basestring(finish_reason(choice, legacy))  # a str: what dumps writes (tested)
     return f'{{"index":{index},"delta":{{}},"logprobs":null,"finish_reason":{finish}}}'
 
 
@@ -250,6 +281,24 @@ def _logprob_chunks(
         for d, lp in zip(deltas, logprobs, strict=True)
     ]
     chunks.append(_finish_chunk(index, choice, legacy))
+    return chunks
+
+
+def _plain_chunks(
+    head: str, index: int, choice: Choice, deltas: list[dict[str, Any] | _Contents], legacy: bool
+) -> list[Part]:
+    """The chunks of choice `index` without logprobs: `head` (the envelope up to `choices`) and each
+    delta, its text deltas as one `FrameRun`, then the finish chunk."""
+    pre = head + f'{{"index":{index},"delta":'
+    post = ',"logprobs":null,"finish_reason":null}]}'
+    chunks: list[Part] = [
+        # what `delta_json` writes for each of them (tested)
+        FrameRun(None, pre + '{"content":', "}" + post, d.texts)
+        if isinstance(d, _Contents)
+        else Frame(pre + delta_json(d) + post)
+        for d in deltas
+    ]
+    chunks.append(Frame(head + _finish_chunk(index, choice, legacy) + "]}"))
     return chunks
 
 
@@ -291,54 +340,52 @@ class ChatCodec:
         }
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
-        # The envelope is the same for every chunk: render it once, dump only each choice.
+        return expand(self.frame_parts(output, request))
+
+    def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
+        """The chunks: with one choice, its text deltas as one `FrameRun`; with several, interleaved one
+        delta at a time (choice 0 first); then the usage chunk when asked for, and `[DONE]`."""
+        # The envelope is the same for every chunk: render it once, dump only each choice. Its strings are
+        # written as `dumps` writes a string (tests/codec/test_frame_runs.py).
         head = (
             '{"id":'
-            + dumps(completion_id(output))
+            + encode_basestring(completion_id(output))
             + ',"object":"chat.completion.chunk","created":'
             + str(output.created)
             + ',"model":'
-            + dumps(output.model)
+            + encode_basestring(output.model)
             + ',"service_tier":'
-            + dumps(served_tier(request))
+            + encode_basestring(served_tier(request))
             + ',"system_fingerprint":'
-            + dumps(system_fingerprint(output.model))
+            + encode_basestring(system_fingerprint(output.model))
             + ',"choices":['
         )
         top = logprobs_asked(request)
         legacy = legacy_functions(request)
         shown = shows_reasoning(request)
-        if top is not None:
-            per_choice = [
-                _logprob_chunks(output, i, output.stream.chunk_chars, top, legacy, shown)
-                for i in range(len(output.choices))
-            ]
+        plan = output.stream
+        per_choice: list[list[Part]] = []
+        for i, choice in enumerate(output.choices):
+            if top is not None:
+                rendered = _logprob_chunks(output, i, plan.chunk_chars, top, legacy, shown)
+                per_choice.append([Frame(head + chunk + "]}") for chunk in rendered])
+            else:
+                pieces = text_deltas(choice.text, plan) if plan.deltas else None
+                deltas = _delta_parts(choice, plan.chunk_chars, pieces, legacy, shown)
+                per_choice.append(_plain_chunks(head, i, choice, deltas, legacy))
+        if len(per_choice) == 1:  # one choice: its chunks in order (what the interleaving below gives)
+            parts = per_choice[0]
         else:
-            per_choice = [
-                [
-                    *(
-                        f'{{"index":{i},"delta":{delta_json(d)},"logprobs":null,"finish_reason":null}}'
-                        for d in choice_deltas(
-                            choice,
-                            output.stream.chunk_chars,
-                            pieces=text_deltas(choice.text, output.stream) if output.stream.deltas else None,
-                            legacy=legacy,
-                            reasoning=shown,
-                        )
-                    ),
-                    _finish_chunk(i, choice, legacy),
-                ]
-                for i, choice in enumerate(output.choices)
-            ]
-        frames = []
-        for step in range(max(len(c) for c in per_choice)):
-            for chunks in per_choice:
-                if step < len(chunks):
-                    frames.append(Frame(head + chunks[step] + "]}"))
+            each = [expand(c) for c in per_choice]
+            parts = []
+            for step in range(max(len(c) for c in each)):
+                for frames in each:
+                    if step < len(frames):
+                        parts.append(frames[step])
         if request.stream_options.get("include_usage"):
-            frames.append(Frame(head + '],"usage":' + dumps(usage_body(output.usage)) + "}"))
-        frames.append(DONE)
-        return frames
+            parts.append(Frame(head + '],"usage":' + dumps(usage_body(output.usage)) + "}"))
+        parts.append(DONE)
+        return parts
 
     def error_frames(
         self, fault: Fault, output: ModelOutput, request: ModelRequest, sent: int

@@ -23,13 +23,15 @@ from ..common import dumps
 from ..errors import openai_error_body
 from ..headers import journal_headers
 from ..openai_chat.encode import openai_response_headers
+from ..runs import FrameRun, Part, expand
 from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
-    TextDelta,
+    TextRun,
     response_events,
     response_id,
     response_object,
+    stream_parts,
 )
 from .request import conversation_messages, decode_input, decode_settings, type_error
 from .store import ConversationStore, ResponseStore
@@ -92,11 +94,28 @@ class ResponsesCodec:
         return response
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
-        events = self.events(output, request)
-        self._remember(output, request, events[-1]["response"])
-        last = len(events) - 1
+        return expand(self.frame_parts(output, request))
+
+    def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
+        """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`."""
+        *events, end = stream_parts(output, request)
         shared: dict[int, str] = {}  # `response.created` and `.in_progress` carry the same object
-        return [Frame(_render(e, shared), e["type"], i == last) for i, e in enumerate(events)]
+        parts: list[Part] = []
+        number = 0
+        for event in events:
+            if isinstance(event, TextRun):
+                parts.append(_text_run(event, number))
+                number += len(event.pieces)
+            else:
+                event["sequence_number"] = number
+                parts.append(Frame(_render(event, shared), event["type"]))
+                number += 1
+        if isinstance(end, TextRun):  # never: the stream ends with its terminal event
+            raise AssertionError("a Responses stream ends with response.completed or .incomplete")
+        end["sequence_number"] = number
+        parts.append(Frame(_render(end, shared), end["type"], True))
+        self._remember(output, request, end["response"])
+        return parts
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
@@ -148,44 +167,30 @@ class ResponsesCodec:
         self.store.put(response["id"], (*earlier, *_as_messages(output)))
 
 
-_TEXT_DELTA_KEYS = [
-    "type", "item_id", "output_index", "content_index", "delta", "logprobs", "sequence_number"
-]  # fmt: skip
+def _text_run(run: TextRun, first: int) -> FrameRun:
+    """The frames of `run`'s events numbered from `first`: what `dumps` writes for `run.events()` with
+    their sequence numbers (tested)."""
+    head = (
+        f'{{"type":"response.output_text.delta","item_id":{encode_basestring(run.item_id)},'
+        f'"output_index":{run.output_index},"content_index":0,"delta":'
+    )
+    tail = ',"logprobs":[],"sequence_number":'
+    return FrameRun("response.output_text.delta", head, tail, run.pieces, first)
 
 
 _RESPONSE_KEYS = ["type", "response", "sequence_number"]
 
 
-def _render(event: Event, shared: dict[int, str] | None = None) -> str:
-    """`dumps(event)`; text deltas, most of a stream, are written out directly (the same bytes). An event
-    carrying a response object renders it once per `shared` (by identity: the events of one stream)."""
-    if type(event) is TextDelta:  # built by response_events for this stream, never changed since
-        return (
-            f'{{"type":"response.output_text.delta","item_id":{encode_basestring(event["item_id"])},'
-            f'"output_index":{event["output_index"]},"content_index":{event["content_index"]},'
-            f'"delta":{encode_basestring(event["delta"])},"logprobs":[],'
-            f'"sequence_number":{event["sequence_number"]}}}'
-        )
-    if event["type"] == "response.output_text.delta" and list(event) == _TEXT_DELTA_KEYS:
-        item, out, content, delta, seq = (
-            event["item_id"], event["output_index"], event["content_index"], event["delta"],
-            event["sequence_number"],
-        )  # fmt: skip
-        # exactly the types dumps would write this way (a bool is an int to isinstance, not to json)
-        ints = type(out) is type(content) is type(seq) is int
-        if ints and event["logprobs"] == [] and type(item) is type(delta) is str:
-            return (
-                f'{{"type":"response.output_text.delta","item_id":{encode_basestring(item)},"output_index":{out},'
-                f'"content_index":{content},"delta":{encode_basestring(delta)},"logprobs":[],'
-                f'"sequence_number":{seq}}}'
-            )
-    if shared is not None and list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int:
+def _render(event: Event, shared: dict[int, str]) -> str:
+    """`dumps(event)`. An event carrying a response object renders it once per `shared` (by identity: the
+    events of one stream)."""
+    if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(event["type"]) is str:
         response = event["response"]
         text = shared.get(id(response))
         if text is None:
             text = shared[id(response)] = dumps(response)
         seq = event["sequence_number"]
-        return f'{{"type":{dumps(event["type"])},"response":{text},"sequence_number":{seq}}}'
+        return f'{{"type":{encode_basestring(event["type"])},"response":{text},"sequence_number":{seq}}}'
     return dumps(event)
 
 

@@ -12,6 +12,7 @@ as does `response.output_text.done` for the whole text. Without it, `logprobs` s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -26,12 +27,13 @@ __all__ = [
     "UNKNOWN_ITEM_TYPE",
     "Event",
     "Status",
-    "TextDelta",
+    "TextRun",
     "hex_id",
     "logprobs_asked",
     "response_events",
     "response_id",
     "response_object",
+    "stream_parts",
 ]  # fmt: skip
 
 LOGPROBS_INCLUDE = "message.output_text.logprobs"
@@ -46,10 +48,15 @@ Status = Literal["completed", "incomplete", "failed", "in_progress"]
 Event = dict[str, Any]
 
 
-@lru_cache(maxsize=256)  # pure; one answer asks for its response id several times (events, store)
 def response_id(output: ModelOutput) -> str:
     """`resp_…` from the answer's seed, or the id its rule pins."""
-    return output.stream.id or hex_id("resp_", output.id_seed, "response")
+    return _response_id(output.stream.id, output.id_seed)
+
+
+@lru_cache(maxsize=256)  # one answer asks for its response id several times (events, store)
+def _response_id(pinned: str | None, seed: int) -> str:
+    # keyed on the two fields it reads: hashing and comparing the whole (pydantic) output cost more
+    return pinned or hex_id("resp_", seed, "response")
 
 
 def item_seed(output: ModelOutput) -> int:
@@ -64,12 +71,26 @@ def hex_id(prefix: str, seed: int, *labels: object) -> str:
     return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
 
 
-class TextDelta(dict[str, Any]):
-    """A text delta event as `_item_events` builds it (str ids and text, int indices, no logprobs), in the
-    key order `dumps` writes; `response_events` adds its int `sequence_number` last. The codec renders
-    it without re-checking that shape."""
+@dataclass(slots=True)
+class TextRun:
+    """The `response.output_text.delta` events of one message's text (without logprobs), not yet built:
+    most of a stream's events, which the codec writes from a template instead of one dict each.
+    `events()` builds them as `response_events` lists them."""
 
-    __slots__ = ()
+    item_id: str
+    output_index: int
+    pieces: list[str]
+
+    def events(self) -> list[Event]:
+        ids = {"item_id": self.item_id, "output_index": self.output_index}
+        return [
+            {"type": "response.output_text.delta", **ids, "content_index": 0, "delta": d, "logprobs": []}
+            for d in self.pieces
+        ]
+
+
+Part = Event | TextRun
+"""One event of the healthy stream, or a run of text delta events (`stream_parts`)."""
 
 
 def logprobs_asked(request: ModelRequest) -> int | None:
@@ -84,6 +105,20 @@ def logprobs_asked(request: ModelRequest) -> int | None:
 def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     """The healthy stream's payloads, numbered; the last one is the terminal event (whose `response` is
     the non-stream body)."""
+    events: list[Event] = []
+    for part in stream_parts(output, request):
+        if isinstance(part, TextRun):
+            events += part.events()
+        else:
+            events.append(part)
+    for i, e in enumerate(events):
+        e["sequence_number"] = i
+    return events
+
+
+def stream_parts(output: ModelOutput, request: ModelRequest) -> list[Part]:
+    """The healthy stream's payloads in order, not numbered, each message's plain text deltas as one
+    `TextRun`; the last one is the terminal event."""
     items = _items(output, request)
     unknown = output.stream.fault("unknown_item")
     if unknown is not None:
@@ -91,7 +126,7 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     status: Status = "completed"
     if output.finish_reason in ("length", "content_filter"):
         status = "incomplete"
-    events: list[Event] = []
+    events: list[Part] = []
     shell = response_object(output, request, "in_progress", [])
     events.append({"type": "response.created", "response": shell})
     events.append({"type": "response.in_progress", "response": shell})
@@ -105,8 +140,6 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
         finished.append(item)
     terminal = "response.completed" if status == "completed" else "response.incomplete"
     events.append({"type": terminal, "response": response_object(output, request, status, finished)})
-    for i, e in enumerate(events):
-        e["sequence_number"] = i
     return events
 
 
@@ -195,7 +228,8 @@ def _unknown_position(items: list[dict[str, Any]], after_frames: int) -> int:
     for index, item in enumerate(items):
         if frames >= after_frames:
             return index
-        frames += len(_item_events(item, index, _WHOLE))
+        parts = _item_events(item, index, _WHOLE)
+        frames += sum(len(p.pieces) if isinstance(p, TextRun) else 1 for p in parts)
     return len(items)
 
 
@@ -207,11 +241,11 @@ def _unknown_item(output: ModelOutput, index: int) -> dict[str, Any]:
     }
 
 
-def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Event]:
+def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Part]:
     kind = item["type"]
     chunk = plan.chunk_chars
     ids = {"item_id": item["id"], "output_index": index}
-    out: list[Event] = []
+    out: list[Part] = []
     if kind == "message":
         text = item["content"][0]["text"]
         empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
@@ -231,10 +265,9 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Eve
                 for piece, members in group_by_chars(entries, chunk)
             )
         else:
-            out.extend(
-                TextDelta(type="response.output_text.delta", **ids, content_index=0, delta=d, logprobs=[])
-                for d in text_deltas(text, plan)
-            )
+            pieces = text_deltas(text, plan)
+            if pieces:
+                out.append(TextRun(item["id"], index, pieces))
         out.extend(
             {"type": "response.output_text.annotation.added", **ids, "content_index": 0,
              "annotation_index": k, "annotation": note}
