@@ -115,14 +115,21 @@ def _stated_number(text: str, field: str) -> int | float | None:
         found = _AGE.search(text)
         if found:
             return int(found.group(1) or found.group(2))
-    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
-    if not words:
-        return None
-    found = re.search(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", text, re.I)
+    pattern = _number_after(field)
+    found = pattern.search(text) if pattern is not None else None
     if not found:
         return None
     number = found.group(1)
     return float(number) if "." in number else int(number)
+
+
+@functools.lru_cache(maxsize=1024)
+def _number_after(field: str) -> re.Pattern[str] | None:
+    """The pattern of "<field> is 25" for `field`, compiled once per field (the text changes per request)."""
+    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
+    if not words:
+        return None
+    return re.compile(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", re.I)
 
 
 # -- checking one value against one field's schema -------------------------------------------------------
@@ -218,9 +225,11 @@ def _fill(
         return doc
     out = fill_from_request(doc, schema, text) if text and places else dict(doc)
     for key, value in doc.items():
-        prop = _resolve(props.get(key), root)
-        if not isinstance(prop, dict):
-            continue
+        prop = props.get(key)
+        if type(prop) is not dict or "$ref" in prop:  # (a plain field's schema needs no resolving)
+            prop = _resolve(prop, root)
+            if not isinstance(prop, dict):
+                continue
         if isinstance(value, dict | list):
             out[key] = _fill(value, prop, root, facts, text, depth + 1)
             continue

@@ -123,14 +123,14 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     place, places, subject, values = _read(last_user)
     given = _Given(values)
     required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    required = required if isinstance(required, list) else ()
     out = dict(args)
     left: list[str] = []  # required string fields named for nothing: a quoted string to spare may fill them
     for key in args:
         prop = props.get(key)
         if not isinstance(prop, dict):
             continue
-        field = re.sub(r"[^a-z]", "", key.lower())  # origin_city, originCity and origincity alike
+        field = _field(key)
         kind, value = given.for_field(field, prop)
         if value is not None:
             out[key] = value
@@ -158,22 +158,41 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _field(key: str) -> str:
+    """A property name compared loosely: origin_city, originCity and origincity alike (a schema's names
+    recur in every document drawn from it)."""
+    return re.sub(r"[^a-z]", "", key.lower())
+
+
+_KINDS = {
+    "command": "commands", "path": "paths", "url": "urls", "email": "emails", "quoted": "quoted",
+    "quantity": "quantities",
+}  # fmt: skip
+
+
 class _Given:
     """The message's values, each handed to one field at most."""
 
+    __slots__ = ("_left", "_values")
+
     def __init__(self, values: MessageValues) -> None:
-        self._left = {
-            "command": list(values.commands),
-            "path": list(values.paths),
-            "url": list(values.urls),
-            "email": list(values.emails),
-            "quoted": list(values.quoted),
-            "quantity": list(values.quantities),
-        }
+        self._values = values
+        # a kind's list is copied when a field first asks for it: most documents ask for few kinds, and
+        # every nested object of one asks again
+        self._left: dict[str, list[str]] = {}
+
+    def _items(self, kind: str) -> list[str]:
+        items = self._left.get(kind)
+        if items is None:
+            items = self._left[kind] = list(getattr(self._values, _KINDS[kind]))
+        return items
 
     def take(self, kind: str, prop: dict[str, Any], prefer: Any = None) -> str | None:
         """The first unused value of `kind` that fits `prop` (one `prefer` likes, if any), now used."""
-        items = self._left[kind]
+        items = self._items(kind)
+        if not items:
+            return None
         fitting = [v for v in items if _fits(v, prop, kind)]
         if not fitting:
             return None
@@ -191,7 +210,7 @@ class _Given:
             return "path", self.take("path", prop, prefer=lambda v: "." in v.rsplit("/", 1)[-1])
         if field in _URL_FIELDS:
             return "url", self.take("url", prop)
-        if field in _EMAIL_FIELDS and (field != "to" or self._left["email"]):  # `to` is a trip's end too
+        if field in _EMAIL_FIELDS and (field != "to" or self._items("email")):  # `to` is a trip's end too
             return "email", self.take("email", prop)
         if field in _QUANTITY_FIELDS:
             return "quantity", self.take("quantity", prop)
