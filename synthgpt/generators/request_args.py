@@ -130,7 +130,11 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
         prop = props.get(key)
         if not isinstance(prop, dict):
             continue
-        field = _field(key)
+        field, named = _named_field(key)
+        if not named:  # the `else` below, without asking every table of names first
+            if key in required and prop.get("type") == "string":
+                left.append(key)
+            continue
         kind, value = given.for_field(field, prop)
         if value is not None:
             out[key] = value
@@ -163,6 +167,20 @@ def _field(key: str) -> str:
     """A property name compared loosely: origin_city, originCity and origincity alike (a schema's names
     recur in every document drawn from it)."""
     return re.sub(r"[^a-z]", "", key.lower())
+
+
+_NAMED = frozenset().union(
+    _COMMAND_FIELDS, _DIR_FIELDS, _FILE_FIELDS, _URL_FIELDS, _EMAIL_FIELDS, _QUANTITY_FIELDS, _TEXT_FIELDS,
+    _FROM_FIELDS, _TO_FIELDS, _PLACE_FIELDS, _QUERY_FIELDS,
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_field(key: str) -> tuple[str, bool]:
+    """The loose field name of `key`, and whether any kind of value or place is named by it: most of a
+    document's fields are not, and need none of the look-ups."""
+    field = _field(key)
+    return field, field in _NAMED
 
 
 _KINDS = {
