@@ -117,7 +117,6 @@ class Template(Generator[str]):
 
     def _scope(self, ctx: DrawContext) -> tuple[dict[str, Any], itertools.count[int]]:
         """What a render sees, and the counter that numbers its draws (each draws from its own fork)."""
-        from ..rules.matchers import tool_rounds
         from .registry import REGISTRY
         from .sandbox import Helper, template_data
 
@@ -157,7 +156,7 @@ class Template(Generator[str]):
             "captures": lambda: dict(ctx.captures),
             "fake": lambda: drawer(_fake),
             "tool_result": lambda: Helper(_tool_result_reader(req)),
-            "round": lambda: tool_rounds(req),
+            "round": lambda: _tool_rounds(req),
         }
         scope.update((name, builtins[name]()) for name in self._builtin_names)
         scope.update(ctx.captures)  # a capture the rule's author named wins over a built-in of that name
@@ -172,6 +171,14 @@ class Template(Generator[str]):
 
     def __repr__(self) -> str:
         return f"template({self.source!r})"
+
+
+def _tool_rounds(req: Any) -> int:
+    # from its own module, for the templates that read `round`: `from rules.matchers import …` on every
+    # render asked that module for `__path__` through its `__getattr__`, which raises (~2 µs)
+    from ..rules.derived import tool_rounds
+
+    return tool_rounds(req)
 
 
 def _tool_result_reader(req: Any) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import Any
 
 from jinja2 import nodes
 
@@ -83,10 +83,10 @@ def plain_chunks(
     the scope's helpers."""
     fake_is_builtin = "fake" not in ctx.captures  # a capture named `fake` stands where the helper was
     for piece in pieces:
-        if type(piece) is str:
+        if isinstance(piece, str):
             yield piece
             continue
-        name, args, kwargs, key = cast(Call, piece)
+        name, args, kwargs, key = piece
         try:
             if args is _NAME:
                 if name not in scope:
