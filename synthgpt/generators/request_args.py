@@ -121,6 +121,8 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     if not isinstance(args, dict) or not isinstance(props, dict) or not last_user.strip():
         return args
     place, places, subject, values = _read(last_user)
+    if not places and values == _NO_VALUES:
+        return _only_queries(args, props, subject)
     given = _Given(values)
     required = schema.get("required")
     required = required if isinstance(required, list) else ()
@@ -169,10 +171,30 @@ def _field(key: str) -> str:
     return re.sub(r"[^a-z]", "", key.lower())
 
 
-_NAMED = frozenset().union(
+_NAMED_ELSEWHERE = frozenset().union(
     _COMMAND_FIELDS, _DIR_FIELDS, _FILE_FIELDS, _URL_FIELDS, _EMAIL_FIELDS, _QUANTITY_FIELDS, _TEXT_FIELDS,
-    _FROM_FIELDS, _TO_FIELDS, _PLACE_FIELDS, _QUERY_FIELDS,
+    _FROM_FIELDS, _TO_FIELDS, _PLACE_FIELDS,
 )  # fmt: skip
+_NAMED = _NAMED_ELSEWHERE | _QUERY_FIELDS
+
+
+_QUERY_ONLY = _QUERY_FIELDS - _NAMED_ELSEWHERE
+_NO_VALUES = MessageValues()
+
+
+def _only_queries(args: dict[str, Any], props: dict[str, Any], subject: str | None) -> dict[str, Any]:
+    """`fill_from_request` for a message that names no place and gives no value of any kind (most prompts
+    for a document): every field keeps its value but those named for a query alone, which take the
+    subject (what the loop below gives such a message, without its look-ups for every field)."""
+    out = dict(args)
+    if subject is None:
+        return out
+    for key in args:
+        if _named_field(key)[0] in _QUERY_ONLY:
+            prop = props.get(key)
+            if isinstance(prop, dict) and _fits(subject, prop):
+                out[key] = subject
+    return out
 
 
 @functools.lru_cache(maxsize=4096)

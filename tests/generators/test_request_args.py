@@ -108,3 +108,23 @@ def test_fields_named_for_nothing_skip_the_lookups_and_lose_nothing() -> None:
         if not named:
             assert ra._Given(values).for_field(field, {"type": "string"}) == ("", None)
             assert field not in tables
+
+
+@pytest.mark.parametrize(
+    "text", ["Make up an order for tide pools #12", "Write a report", "the", "Summarise what Ada said"]
+)
+def test_a_message_giving_nothing_fills_only_query_fields_as_the_full_pass_does(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from synthgpt.generators import request_args as ra
+
+    keys = ["query", "search_term", "topic", "subject", "title", "city", "origin", "to", "email", "amount",
+            "note", "order_id", "name", "q", "keywords"]  # fmt: skip
+    props: dict[str, Any] = {k: {"type": "string"} for k in keys}
+    props["q"] = {"type": "string", "maxLength": 2}
+    props["keywords"] = {"type": "string", "enum": ["x"]}
+    schema = {"type": "object", "properties": props, "required": keys}
+    args = {k: f"seeded {k}" for k in keys}
+    fast = ra.fill_from_request(args, schema, text)
+    monkeypatch.setattr(ra, "_NO_VALUES", object())  # never equal: the full pass
+    assert ra.fill_from_request(args, schema, text) == fast
