@@ -23,8 +23,8 @@ from .fake import fake_value
 from .prose import sentence_about, topic
 
 __all__ = [
-    "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "string_kind",
-    "text_for_name", "text_of_kind",
+    "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "kind_drawer",
+    "string_kind", "text_for_name", "text_of_kind",
 ]  # fmt: skip
 
 
@@ -44,9 +44,22 @@ _FAKER_ARGS: dict[str, tuple[str, dict[str, Any]]] = {
 
 def _faker(seed: int, method: str) -> str:
     """Faker's `method` for a value drawn at `seed` (from the fork `"faker"` of it, as it always was)."""
+    return _faker_drawer(method)(seed)
+
+
+@functools.lru_cache(maxsize=256)
+def _faker_drawer(method: str) -> Callable[[int], str]:
+    """`_faker` for one method, its provider, arguments, table key and fork key looked up once."""
     provider, kwargs = _FAKER_ARGS.get(method, (method, {}))
-    value = str(fake_value(mix_seed(seed, label_key("faker")), "en_US", provider, kwargs))
-    return value.rstrip(".") if method == "title" else value
+    table_key = repr(sorted(kwargs.items()))  # what `fake_value` would make of `kwargs` on every call
+    fork_key = label_key("faker")
+    title = method == "title"
+
+    def draw(seed: int) -> str:
+        value = str(fake_value(mix_seed(seed, fork_key), "en_US", provider, kwargs, table_key))
+        return value.rstrip(".") if title else value
+
+    return draw
 
 
 def _moment(rng: random.Random, fmt: str) -> str:
@@ -152,23 +165,41 @@ def string_kind(name: str) -> str:
 
 def text_of_kind(kind: str, rng: random.Random, seed: int, request: ModelRequest, max_len: int | None) -> str:
     """A `kind` string (see `string_kind`) drawn from `rng` and `seed`, the draw's RNG and seed."""
-    if kind in SEEDED_FORMATS:
-        return SEEDED_FORMATS[kind](rng, seed)
+    return kind_drawer(kind, max_len)(rng, seed, request)
+
+
+TextDrawer = Callable[[random.Random, int, ModelRequest], str]
+
+
+@functools.lru_cache(maxsize=1024)
+def kind_drawer(kind: str, max_len: int | None) -> TextDrawer:
+    """What draws a `kind` string of at most about `max_len` characters (see `text_of_kind`), its branch
+    chosen once per kind (a compiled schema keeps one per property)."""
+    fmt = SEEDED_FORMATS.get(kind)
+    if fmt is not None:
+        return lambda rng, seed, request: fmt(rng, seed)
     if kind in ("id", "code"):
         alphabet = (
             "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
         )
-        return token_from_seed(seed, 12 if kind == "id" else 8, alphabet)
+        size = 12 if kind == "id" else 8
+        return lambda rng, seed, request: token_from_seed(seed, size, alphabet)
     if kind == "sentence":  # a summary or a description reads like the answer, about what was asked
-        return sentence_about(rng, topic(request.last_user), max_len)
+        return lambda rng, seed, request: sentence_about(rng, topic(request.last_user), max_len)
     if kind in ("slug", "word", "product", "words"):
-        words = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
-        return (
-            "-".join(words)
-            if kind == "slug"
-            else " ".join(w.title() if kind == "product" else w for w in words)
-        )
-    return _faker(seed, kind)
+
+        def words(rng: random.Random, seed: int, request: ModelRequest) -> str:
+            # (the count for "words" is drawn whatever the kind: every kind's draws stay as they were)
+            picked = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
+            return (
+                "-".join(picked)
+                if kind == "slug"
+                else " ".join(w.title() if kind == "product" else w for w in picked)
+            )
+
+        return words
+    faker = _faker_drawer(kind)
+    return lambda rng, seed, request: faker(seed)
 
 
 def fit_text(text: str, lo: int, hi: int | None, rng: random.Random) -> str:

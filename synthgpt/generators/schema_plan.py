@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..seeding import DrawRandom, mix_seed
 from .core import DrawContext, item_key
 from .schema_check import _item, _prop, _types, number_drawer
-from .schema_names import FORMATS, fit_text, string_kind, text_of_kind
+from .schema_names import FORMATS, fit_text, kind_drawer, string_kind
 
 if TYPE_CHECKING:
     from .schema import FromSchema
@@ -39,6 +39,17 @@ Body = Callable[["random.Random", int, DrawContext], Any]
 """A typed value drawn once its type is chosen: (the RNG after that choice, the seed, the context)."""
 
 _IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _one_step() -> int:
+    """What one draw adds to a `DrawRandom`'s state (SplitMix64 is a counter: state + step, modulo 2**64)."""
+    rng = DrawRandom(0)
+    rng.next64()
+    step: int = rng.getstate()[1]
+    return step
+
+
+_ONE_STEP = _one_step()
 
 
 class Plan:
@@ -185,10 +196,10 @@ class _Builder:
                 return string(f, ctx, (), name)
 
             return handed
-        kind = string_kind(name)
+        draw_text = kind_drawer(string_kind(name), hi)
 
         def text(rng: random.Random, seed: int, root: DrawContext) -> str:
-            return fit_text(text_of_kind(kind, rng, seed, root.request, hi), lo, hi, rng)
+            return fit_text(draw_text(rng, seed, root.request), lo, hi, rng)
 
         return text
 
@@ -231,9 +242,9 @@ def _typed_node(types: list[str], bodies: dict[str, Body]) -> Node:
 
     def single(seed: int, root: DrawContext, rng: random.Random | None) -> Any:
         if rng is None:
-            fresh = DrawRandom(seed)
-            fresh.next64()  # a choice among one type still takes one step of the stream, as `choice` does
-            return body(fresh, seed, root)
+            # a choice among one type still takes one step of the stream, as `choice` does: the stream
+            # one step on from `seed`
+            return body(DrawRandom(seed + _ONE_STEP), seed, root)
         rng.choice(concrete)
         return body(rng, seed, root)
 
