@@ -23,7 +23,7 @@ from .message_values import MessageValues
 from .prose import topic
 from .reading import read_window
 
-__all__ = ["fill_from_request", "place_name"]
+__all__ = ["fill_from_request", "message_fills_only_queries", "place_name", "query_only"]
 
 _PLACE_FIELDS = frozenset("city town location place country region area where addresscity".split())
 # the two ends of a trip: "from Paris to Tokyo" fills `origin` with Paris and `destination` with Tokyo
@@ -180,6 +180,21 @@ _NAMED = _NAMED_ELSEWHERE | _QUERY_FIELDS
 
 _QUERY_ONLY = _QUERY_FIELDS - _NAMED_ELSEWHERE
 _NO_VALUES = MessageValues()
+
+
+def message_fills_only_queries(last_user: str) -> tuple[bool, str | None]:
+    """(whether `fill_from_request` can change nothing but fields named for a query alone, for any object and
+    schema, given `last_user`; the subject those take). True for a blank message too."""
+    if not last_user.strip():
+        return True, None
+    _, places, subject, values = _read(last_user)
+    return not places and values == _NO_VALUES, subject
+
+
+def query_only(key: str) -> bool:
+    """Whether `fill_from_request` fills property `key` only with the message's subject (when it gives
+    nothing else)."""
+    return _named_field(key)[0] in _QUERY_ONLY
 
 
 def _only_queries(args: dict[str, Any], props: dict[str, Any], subject: str | None) -> dict[str, Any]:

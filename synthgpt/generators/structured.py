@@ -12,7 +12,7 @@ import orjson
 from ..errors import DrawError, RequestError
 from ..model import ModelRequest
 from ..seeding import canonical_json
-from .conversation_fill import fill_from_conversation
+from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
 from .prompt_schema import prompt_schema
 from .text import Words
@@ -86,6 +86,21 @@ def compiled_schema(schema: dict[str, Any]) -> FromSchema:
     return hit
 
 
+_HINTS: dict[int, tuple[FromSchema, FillHints | None]] = {}
+
+
+def _hints(compiled: FromSchema) -> FillHints | None:
+    """The `fill_hints` of a compiled schema, read once (its schema has the request's content, so the
+    same hints). Keyed by the generator's identity, which the entry keeps alive."""
+    hit = _HINTS.get(id(compiled))
+    if hit is None or hit[0] is not compiled:
+        with _by_content_lock:
+            if len(_HINTS) >= _BY_CONTENT_MAX:
+                _HINTS.clear()
+            hit = _HINTS[id(compiled)] = (compiled, fill_hints(compiled.schema))
+    return hit[1]
+
+
 _GENERIC_OBJECT = Objects({"answer": Words(3, 8)})
 
 
@@ -109,10 +124,11 @@ class FromRequestSchema(Generator[Any]):
                 from .schema import FromSchema
 
                 return FromSchema(rs.schema_, self.overrides).draw(ctx)
-            doc = compiled_schema(rs.schema_).draw(ctx)
+            compiled = compiled_schema(rs.schema_)
+            doc = compiled.draw(ctx)
         except DrawError as exc:
             raise undrawable_request_schema(ctx.request, exc) from None
-        return fill_from_conversation(doc, rs.schema_, req)
+        return fill_from_conversation(doc, rs.schema_, req, hints=_hints(compiled))
 
     def _from_prompt(self, ctx: DrawContext) -> Any:
         found = prompt_schema(ctx.request)
@@ -124,8 +140,9 @@ class FromRequestSchema(Generator[Any]):
 
                 doc = FromSchema(found.schema, self.overrides).draw(ctx)
             else:
-                drawn = compiled_schema(found.schema).draw(ctx)
-                doc = fill_from_conversation(drawn, found.schema, ctx.request)
+                compiled = compiled_schema(found.schema)
+                drawn = compiled.draw(ctx)
+                doc = fill_from_conversation(drawn, found.schema, ctx.request, hints=_hints(compiled))
         except DrawError:  # a schema in prose is a hint, not a request field: no 400 for it
             return _GENERIC_OBJECT.draw(ctx)
         if found.fenced:
