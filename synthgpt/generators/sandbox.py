@@ -307,9 +307,11 @@ def render_chunks(chunks: Callable[[], Iterable[str]], limits: Limits) -> str:
     try:
         out: list[str] = []
         size = 0
+        max_size = budget.max_size
         for chunk in chunks():
             size += len(chunk)
-            budget.size(size, "the rendered text")
+            if size > max_size:  # (the check `budget.size` makes, without a call per chunk)
+                budget.size(size, "the rendered text")
             out.append(chunk)
         return "".join(out)
     finally:

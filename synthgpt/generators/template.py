@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import DrawError, RuleError
+from ..seeding import label_key
 from .core import DrawContext, Generator
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
@@ -37,6 +38,22 @@ _BUILTIN_ORDER = (
     "request", "last_user", "messages", "system", "model", "tools", "tool_results", "turn", "call_index",
     "now", "captures", "fake", "tool_result", "round",
 )  # fmt: skip
+
+
+_TEMPLATE_KEYS: tuple[int, ...] = ()
+
+
+def template_key(i: int) -> int:
+    """The fork key of `("template", i)`, the i-th draw of a render, from a table (as `core.item_key`)."""
+    global _TEMPLATE_KEYS
+    keys = _TEMPLATE_KEYS
+    if i < len(keys):
+        return keys[i]
+    if i >= 1024:
+        return label_key(("template", i))
+    # a whole new table, swapped in at once: threads growing it together each build a correct one
+    keys = _TEMPLATE_KEYS = tuple(label_key(("template", j)) for j in range(min(1024, max(64, 2 * i + 1))))
+    return keys[i]
 
 
 def _parse(source: str) -> Any:
@@ -129,7 +146,7 @@ class Template(Generator[str]):
                     gen = factory(*args, **kwargs)
                 except RuleError as exc:  # `{{ integer(5, 1) }}`: built at draw time, so a draw error
                     raise DrawError(f"template: {exc}") from None
-                return gen.draw(ctx.fork(("template", next(counter))))
+                return gen.draw(ctx.fork_key(template_key(next(counter))))
 
             return Helper(call)
 
@@ -137,7 +154,7 @@ class Template(Generator[str]):
             items = list(seq)
             if not items:
                 raise DrawError("template: `random` filter on an empty sequence")
-            return items[ctx.fork(("template", next(counter))).rng.randrange(len(items))]
+            return items[ctx.fork_key(template_key(next(counter))).rng.randrange(len(items))]
 
         names = self._names
         scope: dict[str, Any] = {name: drawer(REGISTRY[name]) for name in names if name in REGISTRY}

@@ -22,7 +22,7 @@ from jinja2 import nodes
 from ..errors import DrawError, RuleError
 from .core import DrawContext
 from .sandbox import Helper
-from .template import FakeKey, _cached_fake, fake_key
+from .template import FakeKey, _cached_fake, fake_key, template_key
 
 __all__ = ["Call", "NotPlain", "Piece", "plain_chunks", "plain_pieces"]
 
@@ -97,7 +97,7 @@ def plain_chunks(
                     gen = _cached_fake(*key)
                 except RuleError as exc:
                     raise DrawError(f"template: {exc}") from None
-                yield str(gen.draw(ctx.fork(("template", next(counter)))))
+                yield str(gen.draw(ctx.fork_key(template_key(next(counter)))))
             else:
                 fn = scope.get(name)
                 if type(fn) is not Helper:

@@ -98,3 +98,11 @@ def test_a_helper_raising_stop_iteration_gets_jinjas_error(monkeypatch: pytest.M
             _draw(t, 1)
         errors.append(str(exc.value))
     assert errors[0] == errors[1]
+
+
+def test_template_fork_keys_are_the_labels_keys() -> None:
+    from synthgpt.generators.template import template_key
+    from synthgpt.seeding import label_key
+
+    for i in (0, 1, 63, 64, 200, 1023, 1024, 5000):
+        assert template_key(i) == label_key(("template", i))
