@@ -93,7 +93,10 @@ class FromSchema(Generator[Any]):
         self._check_budget(ctx)
         outer = _DRAWN.get()
         if self._plan is _UNBUILT:
-            self._plan = compile_plan(self)
+            try:
+                self._plan = compile_plan(self)
+            except RecursionError:  # nested too deeply to compile: drawn by `_value`, which says so
+                self._plan = None
         plan = cast("Plan | None", self._plan)
         if plan is not None and outer is None and plan.max_values <= ctx.limits.max_schema_values:
             done, value = self._planned(plan, ctx)

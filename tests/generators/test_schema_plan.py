@@ -173,3 +173,15 @@ def test_the_content_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(structured._BY_CONTENT_MAX + 10):
         structured.compiled_schema({"type": "integer", "minimum": i})
     assert len(structured._BY_CONTENT) <= structured._BY_CONTENT_MAX
+
+
+def test_the_deepest_schema_accepted_draws_as_before() -> None:
+    # deeper than 100 levels is refused when built (schema_check._MAX_WALK), so compiling stays shallow
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(95):
+        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    compiled, walked = FromSchema(schema), FromSchema(schema)
+    walked._plan = None
+    ctx_a, ctx_b = DrawContext(_REQUEST, 1), DrawContext(_REQUEST, 1)
+    assert repr(compiled.draw(ctx_a)) == repr(walked.draw(ctx_b))
+    assert compiled._plan is not None
