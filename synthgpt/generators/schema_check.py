@@ -154,8 +154,15 @@ def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Rando
             return None
 
         def real(rng: random.Random) -> float:
+            # the first of these that is in bounds: the value to the cent, as drawn, the middle, `a`
             v = rng.uniform(a, b)
-            return next((c for c in (round(v, 2), v, (a + b) / 2) if ok(c)), a)
+            c = round(v, 2)
+            if ok(c):
+                return c
+            if ok(v):
+                return v
+            c = (a + b) / 2
+            return c if ok(c) else a
 
         return real
     if m is None:  # whole numbers: the steps below with a step of 1, in plain integer arithmetic
