@@ -15,13 +15,14 @@ import functools
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..model import ModelRequest
 from .reading import read_window
-from .request_args import fill_from_request, place_name
+from .request_args import fill_from_request, message_fills_only_queries, place_name, query_only
 
-__all__ = ["conversation_facts", "fill_from_conversation"]
+__all__ = ["FillHints", "conversation_facts", "fill_from_conversation", "fill_hints"]
 
 Schema = dict[str, Any]
 _MAX_DEPTH = 8
@@ -115,14 +116,21 @@ def _stated_number(text: str, field: str) -> int | float | None:
         found = _AGE.search(text)
         if found:
             return int(found.group(1) or found.group(2))
-    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
-    if not words:
-        return None
-    found = re.search(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", text, re.I)
+    pattern = _number_after(field)
+    found = pattern.search(text) if pattern is not None else None
     if not found:
         return None
     number = found.group(1)
     return float(number) if "." in number else int(number)
+
+
+@functools.lru_cache(maxsize=1024)
+def _number_after(field: str) -> re.Pattern[str] | None:
+    """The pattern of "<field> is 25" for `field`, compiled once per field (the text changes per request)."""
+    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
+    if not words:
+        return None
+    return re.compile(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", re.I)
 
 
 # -- checking one value against one field's schema -------------------------------------------------------
@@ -218,9 +226,11 @@ def _fill(
         return doc
     out = fill_from_request(doc, schema, text) if text and places else dict(doc)
     for key, value in doc.items():
-        prop = _resolve(props.get(key), root)
-        if not isinstance(prop, dict):
-            continue
+        prop = props.get(key)
+        if type(prop) is not dict or "$ref" in prop:  # (a plain field's schema needs no resolving)
+            prop = _resolve(prop, root)
+            if not isinstance(prop, dict):
+                continue
         if isinstance(value, dict | list):
             out[key] = _fill(value, prop, root, facts, text, depth + 1)
             continue
@@ -238,13 +248,82 @@ def _fill(
     return out
 
 
-def fill_from_conversation(doc: Any, schema: Schema, request: ModelRequest, *, places: bool = True) -> Any:
+def fill_from_conversation(
+    doc: Any, schema: Schema, request: ModelRequest, *, places: bool = True, hints: FillHints | None = None
+) -> Any:
     """`doc` (drawn from `schema`) with its scalar fields taken from the conversation where it states
     them; fields it says nothing about keep their drawn values. `places=False` leaves the top level's
-    place and query fields alone (tool arguments had `fill_from_request` already)."""
+    place and query fields alone (tool arguments had `fill_from_request` already). `hints`, the
+    schema's `fill_hints` when the caller keeps them, let a conversation that fills nothing skip the walk.
+    """
     if not isinstance(schema, dict):
         return doc
-    return _fill(doc, schema, schema, conversation_facts(request), _user_words(request), 0, places)
+    facts, text = conversation_facts(request), _user_words(request)
+    if hints is not None and not facts and _fills_nothing(hints, text):
+        return doc  # what the walk would give: a copy of every object and list, each value as drawn
+    return _fill(doc, schema, schema, facts, text, 0, places)
+
+
+@dataclass(frozen=True, slots=True)
+class FillHints:
+    """What in a schema the conversation could fill, read once per schema (`fill_hints`)."""
+
+    names: bool
+    """A property is named for a person (`_NAME_FIELDS`)."""
+    numbers: tuple[str, ...]
+    """The lower-cased names of the properties that may hold a number."""
+    queries: bool
+    """A property is named for a query alone (`request_args.query_only`)."""
+
+
+def fill_hints(schema: Any) -> FillHints | None:
+    """The `FillHints` of `schema` (its `properties` and `items` at any depth, as `_fill` walks them), or
+    None for a schema with `$ref`, `anyOf`, `oneOf` or `allOf`, whose walk is left to `_fill` itself."""
+    names = queries = False
+    numbers: dict[str, None] = {}
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        if not _PLAIN_NODE.isdisjoint(node):
+            return None
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for key, prop in props.items():
+                if not isinstance(key, str):
+                    return None
+                names = names or _key(key) in _NAME_FIELDS
+                queries = queries or query_only(key)
+                if _may_be_number(prop):
+                    numbers.setdefault(key.lower())
+                todo.append(prop)
+        todo.append(node.get("items"))
+    return FillHints(names, tuple(numbers), queries)
+
+
+_PLAIN_NODE = frozenset({"$ref", "anyOf", "oneOf", "allOf"})
+
+
+def _may_be_number(prop: Any) -> bool:
+    if not isinstance(prop, dict):
+        return True
+    kind = prop.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    return kinds is None or "integer" in kinds or "number" in kinds or "enum" in prop or "const" in prop
+
+
+def _fills_nothing(hints: FillHints, text: str) -> bool:
+    """Whether `_fill` would keep every drawn value of a document of a schema with `hints`, given the user's
+    `text` and no facts from tool calls (each test below is one way a value could be taken)."""
+    if not text:
+        return True
+    if hints.names and _person_name(text) is not None:
+        return False
+    if any(_stated_number(text, field) is not None for field in hints.numbers):
+        return False
+    only_queries, subject = message_fills_only_queries(text)
+    return only_queries and not (hints.queries and subject is not None)
 
 
 def _user_words(request: ModelRequest) -> str:

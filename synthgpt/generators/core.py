@@ -104,6 +104,13 @@ class DrawContext:
         """The context of a named part: its seed derives from this seed and `label` only."""
         return self.fork_key(label_key(label))
 
+    def at_seed(self, seed: int) -> DrawContext:
+        """This context with another seed: the fork whose seed a caller worked out itself (a compiled
+        schema follows forks by their seeds alone, and makes a context only where a value needs one)."""
+        child = self.fork_key(0)
+        child.seed = seed
+        return child
+
     def fork_key(self, key: int) -> DrawContext:
         """`fork` with the label's `seeding.label_key` already taken (a generator keeps its labels' keys)."""
         child = _new_context(DrawContext)

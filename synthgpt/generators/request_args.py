@@ -23,7 +23,7 @@ from .message_values import MessageValues
 from .prose import topic
 from .reading import read_window
 
-__all__ = ["fill_from_request", "place_name"]
+__all__ = ["fill_from_request", "message_fills_only_queries", "place_name", "query_only"]
 
 _PLACE_FIELDS = frozenset("city town location place country region area where addresscity".split())
 # the two ends of a trip: "from Paris to Tokyo" fills `origin` with Paris and `destination` with Tokyo
@@ -121,16 +121,22 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     if not isinstance(args, dict) or not isinstance(props, dict) or not last_user.strip():
         return args
     place, places, subject, values = _read(last_user)
+    if not places and values == _NO_VALUES:
+        return _only_queries(args, props, subject)
     given = _Given(values)
     required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    required = required if isinstance(required, list) else ()
     out = dict(args)
     left: list[str] = []  # required string fields named for nothing: a quoted string to spare may fill them
     for key in args:
         prop = props.get(key)
         if not isinstance(prop, dict):
             continue
-        field = re.sub(r"[^a-z]", "", key.lower())  # origin_city, originCity and origincity alike
+        field, named = _named_field(key)
+        if not named:  # the `else` below, without asking every table of names first
+            if key in required and prop.get("type") == "string":
+                left.append(key)
+            continue
         kind, value = given.for_field(field, prop)
         if value is not None:
             out[key] = value
@@ -158,22 +164,90 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _field(key: str) -> str:
+    """A property name compared loosely: origin_city, originCity and origincity alike (a schema's names
+    recur in every document drawn from it)."""
+    return re.sub(r"[^a-z]", "", key.lower())
+
+
+_NAMED_ELSEWHERE = frozenset().union(
+    _COMMAND_FIELDS, _DIR_FIELDS, _FILE_FIELDS, _URL_FIELDS, _EMAIL_FIELDS, _QUANTITY_FIELDS, _TEXT_FIELDS,
+    _FROM_FIELDS, _TO_FIELDS, _PLACE_FIELDS,
+)  # fmt: skip
+_NAMED = _NAMED_ELSEWHERE | _QUERY_FIELDS
+
+
+_QUERY_ONLY = _QUERY_FIELDS - _NAMED_ELSEWHERE
+_NO_VALUES = MessageValues()
+
+
+def message_fills_only_queries(last_user: str) -> tuple[bool, str | None]:
+    """(whether `fill_from_request` can change nothing but fields named for a query alone, for any object and
+    schema, given `last_user`; the subject those take). True for a blank message too."""
+    if not last_user.strip():
+        return True, None
+    _, places, subject, values = _read(last_user)
+    return not places and values == _NO_VALUES, subject
+
+
+def query_only(key: str) -> bool:
+    """Whether `fill_from_request` fills property `key` only with the message's subject (when it gives
+    nothing else)."""
+    return _named_field(key)[0] in _QUERY_ONLY
+
+
+def _only_queries(args: dict[str, Any], props: dict[str, Any], subject: str | None) -> dict[str, Any]:
+    """`fill_from_request` for a message that names no place and gives no value of any kind (most prompts
+    for a document): every field keeps its value but those named for a query alone, which take the
+    subject (what the loop below gives such a message, without its look-ups for every field)."""
+    out = dict(args)
+    if subject is None:
+        return out
+    for key in args:
+        if _named_field(key)[0] in _QUERY_ONLY:
+            prop = props.get(key)
+            if isinstance(prop, dict) and _fits(subject, prop):
+                out[key] = subject
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_field(key: str) -> tuple[str, bool]:
+    """The loose field name of `key`, and whether any kind of value or place is named by it: most of a
+    document's fields are not, and need none of the look-ups."""
+    field = _field(key)
+    return field, field in _NAMED
+
+
+_KINDS = {
+    "command": "commands", "path": "paths", "url": "urls", "email": "emails", "quoted": "quoted",
+    "quantity": "quantities",
+}  # fmt: skip
+
+
 class _Given:
     """The message's values, each handed to one field at most."""
 
+    __slots__ = ("_left", "_values")
+
     def __init__(self, values: MessageValues) -> None:
-        self._left = {
-            "command": list(values.commands),
-            "path": list(values.paths),
-            "url": list(values.urls),
-            "email": list(values.emails),
-            "quoted": list(values.quoted),
-            "quantity": list(values.quantities),
-        }
+        self._values = values
+        # a kind's list is copied when a field first asks for it: most documents ask for few kinds, and
+        # every nested object of one asks again
+        self._left: dict[str, list[str]] = {}
+
+    def _items(self, kind: str) -> list[str]:
+        items = self._left.get(kind)
+        if items is None:
+            items = self._left[kind] = list(getattr(self._values, _KINDS[kind]))
+        return items
 
     def take(self, kind: str, prop: dict[str, Any], prefer: Any = None) -> str | None:
         """The first unused value of `kind` that fits `prop` (one `prefer` likes, if any), now used."""
-        items = self._left[kind]
+        items = self._items(kind)
+        if not items:
+            return None
         fitting = [v for v in items if _fits(v, prop, kind)]
         if not fitting:
             return None
@@ -191,7 +265,7 @@ class _Given:
             return "path", self.take("path", prop, prefer=lambda v: "." in v.rsplit("/", 1)[-1])
         if field in _URL_FIELDS:
             return "url", self.take("url", prop)
-        if field in _EMAIL_FIELDS and (field != "to" or self._left["email"]):  # `to` is a trip's end too
+        if field in _EMAIL_FIELDS and (field != "to" or self._items("email")):  # `to` is a trip's end too
             return "email", self.take("email", prop)
         if field in _QUANTITY_FIELDS:
             return "quantity", self.take("quantity", prop)

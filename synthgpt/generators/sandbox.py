@@ -32,7 +32,10 @@ from ..errors import DrawError
 from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Message, ModelRequest, Tool
 
-__all__ = ["Budget", "Helper", "OverBudget", "compile_template", "render", "sandbox", "template_data"]
+__all__ = [
+    "Budget", "Helper", "OverBudget", "compile_template", "render", "render_chunks", "sandbox",
+    "template_data",
+]  # fmt: skip
 
 _MAX_INT_BITS = 1 << 16  # ~20,000 digits: far past any number a template prints, cheap to compute
 _PRIVATE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "cookie", "proxy-authorization"})
@@ -292,15 +295,23 @@ def compile_template(ast: nodes.Template) -> jinja2.Template:
 
 def render(template: jinja2.Template, scope: Mapping[str, Any], limits: Limits) -> str:
     """Render within `limits`; a render inside another (a template drawing a template) shares its budget."""
+    return render_chunks(lambda: template.generate(scope), limits)
+
+
+def render_chunks(chunks: Callable[[], Iterable[str]], limits: Limits) -> str:
+    """The text of `chunks()`, sized as `render` sizes a template's output (a template simple enough to
+    render without Jinja, `template.Template`, makes its chunks itself)."""
     outer = _BUDGET.get()
     budget = outer or Budget(limits)
     token = _BUDGET.set(budget)
     try:
         out: list[str] = []
         size = 0
-        for chunk in template.generate(scope):
+        max_size = budget.max_size
+        for chunk in chunks():
             size += len(chunk)
-            budget.size(size, "the rendered text")
+            if size > max_size:  # (the check `budget.size` makes, without a call per chunk)
+                budget.size(size, "the rendered text")
             out.append(chunk)
         return "".join(out)
     finally:

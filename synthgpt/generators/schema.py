@@ -13,7 +13,7 @@ import copy
 import functools
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..errors import DrawError, RuleError, SchemaError
 from ..seeding import canonical_json, label_key
@@ -33,11 +33,14 @@ from .schema_check import (
     validate_supported,
 )
 from .schema_names import FORMATS, fit_text, text_for_name
+from .schema_plan import Plan, compile_plan
 
 __all__ = ["FromSchema", "validate_supported"]
 
 _SPREAD = 256
 """At most this many characters past a pattern's minimum: `maxLength: 1e9` allows that, never asks for it."""
+
+_UNBUILT = object()
 
 # values drawn so far in the current document, and the limit: shared by nested from_schema draws
 _DRAWN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("synthgpt_drawn", default=None)
@@ -64,7 +67,7 @@ def _prop_keys(name: str) -> tuple[int, int]:
 class FromSchema(Generator[Any]):
     """Values valid against `schema`; `overrides` maps dotted paths ("user.name", "items.*.id") to values."""
 
-    __slots__ = ("_ov", "_s", "max_depth", "overrides", "schema")
+    __slots__ = ("_ov", "_plan", "_s", "max_depth", "overrides", "schema")
 
     def __init__(
         self, schema: Any, overrides: Mapping[str, Any] | None = None, *, max_depth: int = 6
@@ -78,6 +81,7 @@ class FromSchema(Generator[Any]):
         for path in self.overrides:
             self._s.check_path(path)
         self._ov = tuple((tuple(p.split(".")), g) for p, g in self.overrides.items())
+        self._plan: Plan | object | None = _UNBUILT  # compiled with the first draw (`schema_plan`)
         # (an override may cut a recursion short, so only a schema without them is judged here)
         if not self.overrides and math.isinf(self._s.cost(self.schema)):
             raise SchemaError(
@@ -88,11 +92,39 @@ class FromSchema(Generator[Any]):
     def draw(self, ctx: DrawContext) -> Any:
         self._check_budget(ctx)
         outer = _DRAWN.get()
+        if self._plan is _UNBUILT:
+            try:
+                self._plan = compile_plan(self)
+            except RecursionError:  # nested too deeply to compile: drawn by `_value`, which says so
+                self._plan = None
+        plan = cast("Plan | None", self._plan)
+        if plan is not None and outer is None and plan.max_values <= ctx.limits.max_schema_values:
+            done, value = self._planned(plan, ctx)
+            if done:
+                return value
         token = _DRAWN.set(outer or [0, ctx.limits.max_schema_values])
         try:
             return self._value(self.schema, ctx, (), "", (), False)
         except RecursionError:
             raise DrawError("from_schema: the schema nests too deeply to draw; lower max_depth") from None
+        finally:
+            _DRAWN.reset(token)
+
+    def _planned(self, plan: Plan, ctx: DrawContext) -> tuple[bool, Any]:
+        """The document from the compiled plan, or (False, None) when a part it handed to `_value` failed:
+        the caller then draws it all again the slow way, from the same RNG state, for the same error."""
+        rng = ctx._rng
+        state = rng.getstate() if rng is not None else ()
+        # the compiled nodes count nothing: they start the count at the most they can draw
+        token = _DRAWN.set([plan.max_values, ctx.limits.max_schema_values])
+        try:
+            return True, plan.draw(ctx)
+        except (DrawError, RecursionError):
+            if rng is None:
+                ctx._rng = None
+            else:
+                rng.setstate(state)
+            return False, None
         finally:
             _DRAWN.reset(token)
 

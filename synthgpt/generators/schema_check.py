@@ -107,8 +107,32 @@ def _bounds(f: Schema) -> tuple[Any, bool, Any, bool]:
     return lo, lox, hi, hix
 
 
+class _Lowest:
+    """An RNG stand-in that always gives the lowest value: `_number` without an rng, "is there one?"."""
+
+    @staticmethod
+    def uniform(a: float, b: float) -> float:
+        return a
+
+    @staticmethod
+    def randint(a: int, b: int) -> int:
+        return a
+
+
+_LOWEST: Any = _Lowest()
+
+
 def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> int | float | None:
     """A value within f's bounds, or None if there is none; with no rng, only whether one exists."""
+    draw = number_drawer(f, name, integer)
+    if draw is None:
+        return None
+    return draw(_LOWEST if rng is None else rng)
+
+
+def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Random], int | float] | None:
+    """What `_number` draws for f, with the bounds worked out once (a compiled schema keeps it), or None
+    when f allows no number."""
     lo, lox, hi, hix = _bounds(f)
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
@@ -128,8 +152,19 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     if m is None and not integer:
         if lo is not None and hi is not None and not (lo < hi or ok(lo)):
             return None
-        v = rng.uniform(a, b) if rng is not None else a
-        return next((c for c in (round(v, 2), v, (a + b) / 2) if ok(c)), a)
+
+        def real(rng: random.Random) -> float:
+            # the first of these that is in bounds: the value to the cent, as drawn, the middle, `a`
+            v = rng.uniform(a, b)
+            c = round(v, 2)
+            if ok(c):
+                return c
+            if ok(v):
+                return v
+            c = (a + b) / 2
+            return c if ok(c) else a
+
+        return real
     if m is None:  # whole numbers: the steps below with a step of 1, in plain integer arithmetic
         kmin = None if lo is None else math.ceil(lo)
         kmin = None if kmin is None else kmin + (lox and kmin == lo)
@@ -141,7 +176,7 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
         ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
         if ka > kb:
             ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
-        return rng.randint(ka, kb) if rng is not None else ka
+        return lambda rng: rng.randint(ka, kb)
     step = Fraction(str(m))
     step = Fraction(step.numerator) if integer else step  # the integers that are multiples of p/q
     kmin = None if lo is None else math.ceil(Fraction(lo) / step)
@@ -154,15 +189,19 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
     ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
     if ka > kb:
         ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
-    k = rng.randint(ka, kb) if rng is not None else ka
-    if integer or not isinstance(m, float):
-        return int(k * step)
-    # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes
-    for j in range(min(20, kb - ka + 1)):
-        v = float((ka + (k - ka + j) % (kb - ka + 1)) * step)
-        if v / m == int(v / m):
-            return v
-    return float(k * step)
+
+    def multiple(rng: random.Random) -> int | float:
+        k = rng.randint(ka, kb)
+        if integer or not isinstance(m, float):
+            return int(k * step)
+        # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes
+        for j in range(min(20, kb - ka + 1)):
+            v = float((ka + (k - ka + j) % (kb - ka + 1)) * step)
+            if v / m == int(v / m):
+                return v
+        return float(k * step)
+
+    return multiple
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -16,12 +16,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..seeding import token_from_seed
+from ..model import ModelRequest
+from ..seeding import label_key, mix_seed, token_from_seed
 from .core import DrawContext
 from .fake import fake_value
 from .prose import sentence_about, topic
 
-__all__ = ["FORMATS", "NUMBER_NAMES", "WORDS", "by_name", "fit_text", "text_for_name"]
+__all__ = [
+    "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "kind_drawer",
+    "string_kind", "text_for_name", "text_of_kind",
+]  # fmt: skip
 
 
 _WORDS_TEXT = (
@@ -38,27 +42,50 @@ _FAKER_ARGS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def _faker(ctx: DrawContext, method: str) -> str:
+def _faker(seed: int, method: str) -> str:
+    """Faker's `method` for a value drawn at `seed` (from the fork `"faker"` of it, as it always was)."""
+    return _faker_drawer(method)(seed)
+
+
+@functools.lru_cache(maxsize=256)
+def _faker_drawer(method: str) -> Callable[[int], str]:
+    """`_faker` for one method, its provider, arguments, table key and fork key looked up once."""
     provider, kwargs = _FAKER_ARGS.get(method, (method, {}))
-    value = str(fake_value(ctx.fork("faker").seed, "en_US", provider, kwargs))
-    return value.rstrip(".") if method == "title" else value
+    table_key = repr(sorted(kwargs.items()))  # what `fake_value` would make of `kwargs` on every call
+    fork_key = label_key("faker")
+    title = method == "title"
+
+    def draw(seed: int) -> str:
+        value = str(fake_value(mix_seed(seed, fork_key), "en_US", provider, kwargs, table_key))
+        return value.rstrip(".") if title else value
+
+    return draw
 
 
-def _moment(ctx: DrawContext, fmt: str) -> str:
-    return (_EPOCH + dt.timedelta(seconds=ctx.rng.randrange(6 * 365 * 86400))).strftime(fmt)
+def _moment(rng: random.Random, fmt: str) -> str:
+    return (_EPOCH + dt.timedelta(seconds=rng.randrange(6 * 365 * 86400))).strftime(fmt)
 
 
-FORMATS: dict[str, Callable[[DrawContext], str]] = {
-    "date-time": lambda c: _moment(c, "%Y-%m-%dT%H:%M:%SZ"),
-    "date": lambda c: _moment(c, "%Y-%m-%d"),
-    "time": lambda c: _moment(c, "%H:%M:%SZ"),
-    "uuid": lambda c: str(uuid.UUID(int=c.rng.getrandbits(128), version=4)),
-    "ipv4": lambda c: str(ipaddress.IPv4Address(c.rng.getrandbits(32))),
-    "ipv6": lambda c: str(ipaddress.IPv6Address(c.rng.getrandbits(128))),
-    **dict.fromkeys(("email", "idn-email"), lambda c: _faker(c, "email")),
-    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda c: _faker(c, "url")),
-    **dict.fromkeys(("hostname", "idn-hostname"), lambda c: _faker(c, "domain_name")),
+# Each format from the value's RNG and seed: a compiled schema (`schema_plan`) draws without a DrawContext
+# per value; `FORMATS` is the same drawers for a context.
+SEEDED_FORMATS: dict[str, Callable[[random.Random, int], str]] = {
+    "date-time": lambda r, s: _moment(r, "%Y-%m-%dT%H:%M:%SZ"),
+    "date": lambda r, s: _moment(r, "%Y-%m-%d"),
+    "time": lambda r, s: _moment(r, "%H:%M:%SZ"),
+    "uuid": lambda r, s: str(uuid.UUID(int=r.getrandbits(128), version=4)),
+    "ipv4": lambda r, s: str(ipaddress.IPv4Address(r.getrandbits(32))),
+    "ipv6": lambda r, s: str(ipaddress.IPv6Address(r.getrandbits(128))),
+    **dict.fromkeys(("email", "idn-email"), lambda r, s: _faker(s, "email")),
+    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda r, s: _faker(s, "url")),
+    **dict.fromkeys(("hostname", "idn-hostname"), lambda r, s: _faker(s, "domain_name")),
 }
+
+
+def _in_context(draw: Callable[[random.Random, int], str]) -> Callable[[DrawContext], str]:
+    return lambda c: draw(c.rng, c.seed)
+
+
+FORMATS: dict[str, Callable[[DrawContext], str]] = {k: _in_context(f) for k, f in SEEDED_FORMATS.items()}
 
 # What a string property's name suggests, most specific first; the whole name and then its words from
 # the last one back are looked up, so `company_name` is a company and `user_email` an email.
@@ -127,25 +154,52 @@ def by_name(name: str, table: tuple[tuple[Any, frozenset[str]], ...]) -> Any:
 
 
 def text_for_name(ctx: DrawContext, name: str, max_len: int | None = None) -> str:
-    kind = by_name(name, STRING_NAMES) or "words"
-    rng = ctx.rng
-    if kind in FORMATS:
-        return FORMATS[kind](ctx)
+    return text_of_kind(string_kind(name), ctx.rng, ctx.seed, ctx.request, max_len)
+
+
+def string_kind(name: str) -> str:
+    """What a string property called `name` holds (`text_of_kind` draws it)."""
+    kind: str = by_name(name, STRING_NAMES) or "words"
+    return kind
+
+
+def text_of_kind(kind: str, rng: random.Random, seed: int, request: ModelRequest, max_len: int | None) -> str:
+    """A `kind` string (see `string_kind`) drawn from `rng` and `seed`, the draw's RNG and seed."""
+    return kind_drawer(kind, max_len)(rng, seed, request)
+
+
+TextDrawer = Callable[[random.Random, int, ModelRequest], str]
+
+
+@functools.lru_cache(maxsize=1024)
+def kind_drawer(kind: str, max_len: int | None) -> TextDrawer:
+    """What draws a `kind` string of at most about `max_len` characters (see `text_of_kind`), its branch
+    chosen once per kind (a compiled schema keeps one per property)."""
+    fmt = SEEDED_FORMATS.get(kind)
+    if fmt is not None:
+        return lambda rng, seed, request: fmt(rng, seed)
     if kind in ("id", "code"):
         alphabet = (
             "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
         )
-        return token_from_seed(ctx.seed, 12 if kind == "id" else 8, alphabet)
+        size = 12 if kind == "id" else 8
+        return lambda rng, seed, request: token_from_seed(seed, size, alphabet)
     if kind == "sentence":  # a summary or a description reads like the answer, about what was asked
-        return sentence_about(rng, topic(ctx.request.last_user), max_len)
+        return lambda rng, seed, request: sentence_about(rng, topic(request.last_user), max_len)
     if kind in ("slug", "word", "product", "words"):
-        words = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
-        return (
-            "-".join(words)
-            if kind == "slug"
-            else " ".join(w.title() if kind == "product" else w for w in words)
-        )
-    return _faker(ctx, kind)
+
+        def words(rng: random.Random, seed: int, request: ModelRequest) -> str:
+            # (the count for "words" is drawn whatever the kind: every kind's draws stay as they were)
+            picked = rng.sample(WORDS, {"slug": 3, "word": 1, "product": 2, "words": rng.randint(2, 4)}[kind])
+            return (
+                "-".join(picked)
+                if kind == "slug"
+                else " ".join(w.title() if kind == "product" else w for w in picked)
+            )
+
+        return words
+    faker = _faker_drawer(kind)
+    return lambda rng, seed, request: faker(seed)
 
 
 def fit_text(text: str, lo: int, hi: int | None, rng: random.Random) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..errors import DrawError, RuleError
+from ..seeding import label_key
 from .core import DrawContext, Generator
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
@@ -33,6 +34,28 @@ TEMPLATE_NAMES = frozenset(
 )
 
 
+_BUILTIN_ORDER = (
+    "request", "last_user", "messages", "system", "model", "tools", "tool_results", "turn", "call_index",
+    "now", "captures", "fake", "tool_result", "round",
+)  # fmt: skip
+
+
+_TEMPLATE_KEYS: tuple[int, ...] = ()
+
+
+def template_key(i: int) -> int:
+    """The fork key of `("template", i)`, the i-th draw of a render, from a table (as `core.item_key`)."""
+    global _TEMPLATE_KEYS
+    keys = _TEMPLATE_KEYS
+    if i < len(keys):
+        return keys[i]
+    if i >= 1024:
+        return label_key(("template", i))
+    # a whole new table, swapped in at once: threads growing it together each build a correct one
+    keys = _TEMPLATE_KEYS = tuple(label_key(("template", j)) for j in range(min(1024, max(64, 2 * i + 1))))
+    return keys[i]
+
+
 def _parse(source: str) -> Any:
     # Jinja2 is imported with the first template, not with synthgpt: a server whose rules have no template
     # never loads it (about 2 MB of a server's memory).
@@ -51,7 +74,7 @@ class Template(Generator[str]):
     latest result of the current turn (of tool `name`), parsed as JSON when it is JSON.
     """
 
-    __slots__ = ("_names", "_template", "_unknown", "source")
+    __slots__ = ("_builtin_names", "_names", "_plain", "_template", "_unknown", "source")
 
     def __init__(self, source: str, *, known_names: Iterable[str] = ()) -> None:
         if not isinstance(source, str):
@@ -61,6 +84,7 @@ class Template(Generator[str]):
         from jinja2 import meta
 
         from .sandbox import compile_template
+        from .template_plain import plain_pieces
         from .template_scope import check_scope
 
         try:
@@ -77,6 +101,9 @@ class Template(Generator[str]):
         # only what the template reads is put in its scope: a drawer per registered generator on every
         # draw cost more than most renders, and reading `call_index` marks an answer as call-order dependent
         self._names = frozenset(names)
+        # the built-in names it reads, in a fixed order (each is made once per render)
+        self._builtin_names = tuple(n for n in _BUILTIN_ORDER if n in names)
+        self._plain = plain_pieces(ast)  # read before `compile_template`, which rewrites the tree
         self._template = compile_template(ast)
         self._unknown = unknown  # names that must come from captures at draw time
 
@@ -86,9 +113,29 @@ class Template(Generator[str]):
         return list(self._unknown)
 
     def draw(self, ctx: DrawContext) -> str:
-        from ..rules.matchers import tool_rounds
+        from .sandbox import render, render_chunks
+
+        if self._plain is not None:
+            from .template_plain import NotPlain, plain_chunks
+
+            scope, counter = self._scope(ctx)
+            pieces = self._plain
+            try:
+                return render_chunks(lambda: plain_chunks(pieces, scope, ctx, counter), ctx.limits)
+            except NotPlain:  # render it with Jinja, from the start (the draws are made again, alike)
+                pass
+        scope, _ = self._scope(ctx)
+        import jinja2  # loaded when the template was built: a look-up in sys.modules
+
+        try:
+            return render(self._template, scope, ctx.limits)
+        except jinja2.TemplateError as exc:  # an undefined name, a refused call or attribute
+            raise DrawError(f"template: {exc.message}") from None
+
+    def _scope(self, ctx: DrawContext) -> tuple[dict[str, Any], itertools.count[int]]:
+        """What a render sees, and the counter that numbers its draws (each draws from its own fork)."""
         from .registry import REGISTRY
-        from .sandbox import Helper, render, template_data
+        from .sandbox import Helper, template_data
 
         counter = itertools.count()
         req = ctx.request
@@ -99,7 +146,7 @@ class Template(Generator[str]):
                     gen = factory(*args, **kwargs)
                 except RuleError as exc:  # `{{ integer(5, 1) }}`: built at draw time, so a draw error
                     raise DrawError(f"template: {exc}") from None
-                return gen.draw(ctx.fork(("template", next(counter))))
+                return gen.draw(ctx.fork_key(template_key(next(counter))))
 
             return Helper(call)
 
@@ -107,10 +154,10 @@ class Template(Generator[str]):
             items = list(seq)
             if not items:
                 raise DrawError("template: `random` filter on an empty sequence")
-            return items[ctx.fork(("template", next(counter))).rng.randrange(len(items))]
+            return items[ctx.fork_key(template_key(next(counter))).rng.randrange(len(items))]
 
         names = self._names
-        scope: dict[str, Any] = {name: drawer(f) for name, f in REGISTRY.items() if name in names}
+        scope: dict[str, Any] = {name: drawer(REGISTRY[name]) for name in names if name in REGISTRY}
         # plain data only: the live pydantic objects carry public methods (parse_raw, parse_file, …)
         builtins: dict[str, Callable[[], Any]] = {
             "request": lambda: template_data(req),
@@ -126,9 +173,9 @@ class Template(Generator[str]):
             "captures": lambda: dict(ctx.captures),
             "fake": lambda: drawer(_fake),
             "tool_result": lambda: Helper(_tool_result_reader(req)),
-            "round": lambda: tool_rounds(req),
+            "round": lambda: _tool_rounds(req),
         }
-        scope.update((name, value()) for name, value in builtins.items() if name in names)
+        scope.update((name, builtins[name]()) for name in self._builtin_names)
         scope.update(ctx.captures)  # a capture the rule's author named wins over a built-in of that name
         missing = [n for n in self._unknown if n not in scope]
         if missing:
@@ -137,15 +184,18 @@ class Template(Generator[str]):
                 "neither built in, nor a generator, nor a capture of the rule's matcher"
             )
         scope["_synthgpt_pick"] = seeded_random
-        import jinja2  # loaded when the template was built: a look-up in sys.modules
-
-        try:
-            return render(self._template, scope, ctx.limits)
-        except jinja2.TemplateError as exc:  # an undefined name, a refused call or attribute
-            raise DrawError(f"template: {exc.message}") from None
+        return scope, counter
 
     def __repr__(self) -> str:
         return f"template({self.source!r})"
+
+
+def _tool_rounds(req: Any) -> int:
+    # from its own module, for the templates that read `round`: `from rules.matchers import …` on every
+    # render asked that module for `__path__` through its `__getattr__`, which raises (~2 µs)
+    from ..rules.derived import tool_rounds
+
+    return tool_rounds(req)
 
 
 def _tool_result_reader(req: Any) -> Any:
@@ -164,13 +214,20 @@ def _tool_result_reader(req: Any) -> Any:
     return tool_result
 
 
+FakeKey = tuple[tuple[tuple[type, Any], ...], tuple[tuple[str, type, Any], ...]]
+
+
+def fake_key(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> FakeKey:
+    """The cache key of `fake(*args, **kwargs)`: types in it, as 1, 1.0 and True are equal keys but may
+    ask Faker for different things."""
+    return tuple((type(a), a) for a in args), tuple(sorted((k, type(v), v) for k, v in kwargs.items()))
+
+
 def _fake(*args: Any, **kwargs: Any) -> Generator[Any]:
     """`Fake(...)`, built once per distinct call: building one checks its arguments by drawing a value,
     which doubled the Faker work of every `fake(...)` in a template."""
     try:
-        # types in the key: 1, 1.0 and True are equal keys but may ask Faker for different things
-        key = tuple((type(a), a) for a in args), tuple(sorted((k, type(v), v) for k, v in kwargs.items()))
-        return _cached_fake(*key)
+        return _cached_fake(*fake_key(args, kwargs))
     except TypeError:  # an unhashable argument: build it each time
         from .fake import Fake
 

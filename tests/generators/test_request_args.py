@@ -93,3 +93,38 @@ def test_trip_fields_draw_city_names_when_the_request_names_none() -> None:
     out = MockGPT(seed=0).generate(ask)
     args = json.loads(out.tool_calls[0].arguments)
     assert args == {"destinationCity": "South Kristinemouth", "origin_city": "Port Toddtown"}  # Faker cities
+
+
+def test_fields_named_for_nothing_skip_the_lookups_and_lose_nothing() -> None:
+    # a field `_named_field` calls unnamed must be one every table passes over (what the loop did before)
+    from synthgpt.generators import request_args as ra
+    from synthgpt.generators.message_values import MessageValues
+
+    values = MessageValues(("ls",), ("/tmp/a.txt",), ("https://x.io",), ("a@b.co",), ("q",), ("3 kg",))
+    tables = ra._FROM_FIELDS | ra._TO_FIELDS | ra._PLACE_FIELDS | ra._QUERY_FIELDS
+    keys = [*ra._NAMED, "to", "order_id", "customerName", "Total", "unit_price", "note_2", "X"]
+    for key in keys:
+        field, named = ra._named_field(key)
+        if not named:
+            assert ra._Given(values).for_field(field, {"type": "string"}) == ("", None)
+            assert field not in tables
+
+
+@pytest.mark.parametrize(
+    "text", ["Make up an order for tide pools #12", "Write a report", "the", "Summarise what Ada said"]
+)
+def test_a_message_giving_nothing_fills_only_query_fields_as_the_full_pass_does(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from synthgpt.generators import request_args as ra
+
+    keys = ["query", "search_term", "topic", "subject", "title", "city", "origin", "to", "email", "amount",
+            "note", "order_id", "name", "q", "keywords"]  # fmt: skip
+    props: dict[str, Any] = {k: {"type": "string"} for k in keys}
+    props["q"] = {"type": "string", "maxLength": 2}
+    props["keywords"] = {"type": "string", "enum": ["x"]}
+    schema = {"type": "object", "properties": props, "required": keys}
+    args = {k: f"seeded {k}" for k in keys}
+    fast = ra.fill_from_request(args, schema, text)
+    monkeypatch.setattr(ra, "_NO_VALUES", object())  # never equal: the full pass
+    assert ra.fill_from_request(args, schema, text) == fast

@@ -1,0 +1,187 @@
+"""A compiled schema (`schema_plan`) draws exactly what the keyword-by-keyword walk (`FromSchema._value`)
+draws, and the schema cache keys on content, bounded."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import pytest
+
+from synthgpt.errors import DrawError
+from synthgpt.generators import structured
+from synthgpt.generators.core import DrawContext
+from synthgpt.generators.schema import FromSchema
+from synthgpt.limits import DEFAULT_LIMITS
+from synthgpt.model import ModelRequest
+
+_REQUEST = ModelRequest.from_dict(
+    {"model": "m", "messages": [{"role": "user", "content": "Summarise the tide pools near Lisbon for Ana"}]}
+)
+
+_ADDRESS = {
+    "type": "object",
+    "required": ["street", "city"],
+    "properties": {
+        "street": {"type": "string"},
+        "city": {"type": "string", "maxLength": 6},
+        "postcode": {"type": "string", "minLength": 12},
+        "country": {"type": ["string", "null"]},
+    },
+}
+
+SCHEMAS: list[dict[str, Any]] = [
+    {"type": "string"},
+    {"type": "integer", "minimum": 3, "maximum": 7},
+    {"enum": ["a", "b", {"c": [1]}]},
+    {"const": {"k": [1, 2]}},
+    {"type": ["integer", "string", "null"]},
+    {"type": "number", "multipleOf": 0.25, "minimum": -3, "exclusiveMaximum": 4},
+    {"type": "integer", "multipleOf": 7},
+    {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "user_email": {"type": "string"},
+            "created_at": {"type": "string"},
+            "birthday": {"type": "string", "format": "date"},
+            "website": {"type": "string", "format": "uri"},
+            "uuid": {"type": "string", "format": "uuid"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{2,5}$"},
+            "slug": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 6},
+            "unique": {"type": "array", "items": {"enum": [1, 2, 3, 4]}, "uniqueItems": True, "maxItems": 3},
+            "point": {
+                "type": "array",
+                "prefixItems": [{"type": "number"}, {"type": "number"}],
+                "items": False,
+            },
+            "mixed": {"type": "array", "prefixItems": [{"type": "boolean"}], "items": {"type": "integer"}},
+            "anything": {},
+            "age": {"type": "integer"},
+            "price": {"type": "number", "minimum": 0, "maximum": 500},
+            "rating": {"type": "number", "exclusiveMinimum": 4.5, "maximum": 5},
+            "description": {"type": "string", "maxLength": 40},
+            "summary": {"type": "string", "minLength": 80},
+            "company": {"type": "string"},
+            "flag": {"type": "boolean"},
+            "nothing": {"type": "null"},
+            "address": _ADDRESS,
+            "either": {"anyOf": [{"type": "integer"}, _ADDRESS]},
+            "one": {"oneOf": [{"const": "x"}, {"type": "integer"}]},
+            "both": {
+                "allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}, {"required": ["a"]}]
+            },
+            "nullable_obj": {"type": ["object", "null"], "properties": {"name": {"type": "string"}}},
+        },
+        "required": ["id", "address", "tags", "point", "extra_required"],
+        "additionalProperties": {"type": "integer"},
+    },
+    {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+            }
+        },
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/node"}, "name": {"type": "string"}},
+        "required": ["tree", "name"],
+    },
+    {"type": "array", "items": _ADDRESS, "minItems": 1, "maxItems": 3},
+    {"type": "array", "minItems": 9},
+]
+
+
+def _both(
+    schema: dict[str, Any], seed: int, rng_first: bool
+) -> tuple[Any, Any, tuple[Any, ...], tuple[Any, ...]]:
+    compiled, walked = FromSchema(schema), FromSchema(schema)
+    walked._plan = None  # the keyword-by-keyword walk
+    a = DrawContext(_REQUEST, seed, now=1_767_225_600)
+    b = DrawContext(_REQUEST, seed, now=1_767_225_600)
+    if rng_first:  # the document's context may have drawn before: its RNG goes on from where it was
+        a.rng.random()
+        b.rng.random()
+    return compiled.draw(a), walked.draw(b), a.rng.getstate(), b.rng.getstate()
+
+
+@pytest.mark.parametrize("index", range(len(SCHEMAS)))
+def test_a_compiled_schema_draws_what_the_walk_draws(index: int) -> None:
+    schema = SCHEMAS[index]
+    for seed in range(300):
+        planned, walked, rng_a, rng_b = _both(schema, seed * 7919 + index, rng_first=seed % 3 == 0)
+        assert planned == walked
+        assert repr(planned) == repr(walked)  # key order and int/float alike
+        assert rng_a == rng_b  # and the context's RNG is left where the walk leaves it
+
+
+def test_schemas_with_a_compiled_top_use_the_plan() -> None:
+    from synthgpt.generators.schema_plan import compile_plan
+
+    assert compile_plan(FromSchema(SCHEMAS[7])) is not None
+    assert compile_plan(FromSchema({"anyOf": [{"type": "integer"}, {"type": "string"}]})) is None
+    with_override = FromSchema({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1})
+    assert compile_plan(with_override) is None  # overrides: the walk
+
+
+def test_a_part_that_fails_gives_the_walks_error() -> None:
+    schema = {
+        "type": "object",
+        "required": ["a", "b"],
+        "properties": {"a": {"type": "string"}, "b": {"oneOf": [{"const": 1}, {"enum": [1]}]}},
+    }
+    compiled, walked = FromSchema(schema), FromSchema(schema)
+    walked._plan = None
+    errors = []
+    for gen in (compiled, walked):
+        with pytest.raises(DrawError) as exc:
+            gen.draw(DrawContext(_REQUEST, 5))
+        errors.append(str(exc.value))
+    assert errors[0] == errors[1]
+
+
+def test_the_value_budget_holds_for_compiled_schemas() -> None:
+    schema = {"type": "array", "items": {"type": "array", "items": {"type": "integer"}, "minItems": 30},
+              "minItems": 30}  # fmt: skip
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_schema_values=500)
+    with pytest.raises(DrawError, match="max_schema_values"):
+        FromSchema(schema).draw(DrawContext(_REQUEST, 1, limits=limits))
+
+
+def test_compiled_schemas_are_cached_by_content() -> None:
+    schema = copy.deepcopy(SCHEMAS[7])
+    first = structured.compiled_schema(schema)
+    assert structured.compiled_schema(copy.deepcopy(schema)) is first
+    schema["properties"]["id"] = {"type": "integer"}  # changed after its first use: not the old generator
+    changed = structured.compiled_schema(schema)
+    assert changed is not first
+    assert changed.schema["properties"]["id"] == {"type": "integer"}
+
+
+def test_content_keys_tell_apart_what_canonical_json_tells_apart() -> None:
+    key = structured._content_key
+    values = [1, 1.0, True, None, "1", [1], {"a": 1}, float("nan"), float("inf"), "null", 2**70, {"x": None}]
+    keys = [key({"const": v}) for v in values]
+    assert len(set(keys)) == len(values)
+    assert key({"b": 1, "a": 2}) == key({"a": 2, "b": 1})  # order of keys does not matter, as canonically
+
+
+def test_the_content_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(structured, "_BY_CONTENT", {})
+    for i in range(structured._BY_CONTENT_MAX + 10):
+        structured.compiled_schema({"type": "integer", "minimum": i})
+    assert len(structured._BY_CONTENT) <= structured._BY_CONTENT_MAX
+
+
+def test_the_deepest_schema_accepted_draws_as_before() -> None:
+    # deeper than 100 levels is refused when built (schema_check._MAX_WALK), so compiling stays shallow
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(95):
+        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    compiled, walked = FromSchema(schema), FromSchema(schema)
+    walked._plan = None
+    ctx_a, ctx_b = DrawContext(_REQUEST, 1), DrawContext(_REQUEST, 1)
+    assert repr(compiled.draw(ctx_a)) == repr(walked.draw(ctx_b))
+    assert compiled._plan is not None
