@@ -45,6 +45,7 @@ DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
 """What the journal may hold, besides its count bound: a thousand calls of a few KB each fit many times
 over, while twenty answers of megabytes (long documents) no longer take a server's memory into the GB."""
 _RECORD_OVERHEAD = 4096  # the dozen objects of a live record besides its texts, roughly
+_PACKED_OVERHEAD = 256  # a packed record's own object, its captures and delivery
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ def record_bytes(item: CallRecord | PackedRecord) -> int:
     grows with a request or an answer: messages, tool arguments, answer text, embeddings). A live record's
     figure is worked out once and kept on it: the journal and the rule's history both ask."""
     if isinstance(item, PackedRecord):
-        return len(item.payload) + 256
+        return len(item.payload) + _PACKED_OVERHEAD
     size = item.nbytes
     if size < 0:
         size = _live_bytes(item)
@@ -234,7 +235,7 @@ class Journal:
                     r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery
                 )
                 records[-KEEP_LIVE - 1] = packed
-                packed_size = record_bytes(packed)
+                packed_size = len(payload) + _PACKED_OVERHEAD  # record_bytes(packed)
                 self._bytes += packed_size - sizes[-KEEP_LIVE - 1]
                 sizes[-KEEP_LIVE - 1] = packed_size
                 # a replayed call's request and output live on in the answer kept for replays: packing

@@ -186,3 +186,13 @@ def test_the_journal_reads_back_every_kind_of_call_equal() -> None:
         assert got.delivery is want.delivery
     rule = mock.rules["tools"]
     assert rule.calls == [r for r in records if r.rule == "tools"]
+
+
+def test_a_value_read_back_before_is_still_compared() -> None:
+    # the same JSON text from a list, then from a tuple: the tuple must not ride on the list's reading
+    listed = ModelRequest(extra={"stop": ["a", "b"]})
+    tupled = ModelRequest.model_construct(**{**listed.__dict__, "extra": {"stop": ("a", "b")}})
+    assert pack(listed, ModelOutput())[:1] == b"["
+    assert pack(listed, ModelOutput())[:1] == b"["
+    payload = pack(tupled, ModelOutput())
+    assert payload[:1] == b"\x80" and unpack_pair(payload)[0].extra == {"stop": ("a", "b")}
