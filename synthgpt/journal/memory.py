@@ -133,9 +133,13 @@ def record_bytes(item: CallRecord | PackedRecord) -> int:
 
 def _live_bytes(item: CallRecord) -> int:
     req, out = item.request, item.output
-    size = _RECORD_OVERHEAD + sum(map(len, req.inputs))
+    size = _RECORD_OVERHEAD
+    if req.inputs:  # an empty sum, or a generator per message below, costs as much as the rest
+        size += sum(map(len, req.inputs))
     for m in req.messages:
-        size += len(m.content) + sum(len(c.arguments) for c in m.tool_calls)
+        size += len(m.content)
+        if m.tool_calls:
+            size += sum(len(c.arguments) for c in m.tool_calls)
     for choice in out.choices:
         for part in choice.parts:
             # the fields from the model's __dict__: a getattr default on a pydantic model costs a
