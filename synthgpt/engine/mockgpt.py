@@ -93,7 +93,10 @@ class MockGPT:
 
     def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
         rules = self.rules
-        key = (id(rules), len(rules))
+        key = (
+            id(rules),
+            len(rules._rules),
+        )  # the list itself: `len(rules)` is two calls more per packed call
         if self._by_name[0] != key:  # the rules were replaced or added to since the index was made
             self._by_name = (key, {r.name: r for r in rules})
         rule = self._by_name[1].get(record.rule)
@@ -163,9 +166,7 @@ class MockGPT:
         if hook is not None:
             hook(record, error, cancelled)
 
-    def resolve(
-        self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None
-    ) -> Generation:
+    def resolve(self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None) -> Generation:
         """Answer one call: claim the first matching rule, draw, journal; the one place that does.
 
         Every caller (the server, `render`, `generate`) comes through here, so a test double that patches

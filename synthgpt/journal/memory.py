@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import builtins
-import copyreg
 import fnmatch
-import io
-import pickle
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel
-
-from .. import model as _model
 from ..model import ModelOutput, ModelRequest
+from .packing import pack, unpack_pair
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES", "CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord", "record_bytes",
@@ -50,6 +45,7 @@ DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
 """What the journal may hold, besides its count bound: a thousand calls of a few KB each fit many times
 over, while twenty answers of megabytes (long documents) no longer take a server's memory into the GB."""
 _RECORD_OVERHEAD = 4096  # the dozen objects of a live record besides its texts, roughly
+_PACKED_OVERHEAD = 256  # a packed record's own object, its captures and delivery
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +91,7 @@ class CallRecord:
 
 KEEP_LIVE = 16
 """The newest records are kept as they are; older ones packed (`PackedRecord`), rebuilt when read. A record's
-request and output are about ten pydantic objects, ~8 KB; pickled, ~2 KB. Reading the journal is rare;
+request and output are about ten pydantic objects, ~10 KB; packed, ~700 B. Reading the journal is rare;
 holding a thousand records is what every long run does."""
 _PAYLOADS = 16
 
@@ -113,70 +109,21 @@ class PackedRecord:
     duration_ms: float
     captures: dict[str, str]
     payload: bytes
-    """pickle of (request, output)"""
+    """(request, output) packed: `journal.packing`"""
     delivery: Delivery = field(default_factory=Delivery)
 
     def unpack(self) -> CallRecord:
-        request, output = pickle.loads(self.payload)  # bytes this journal pickled itself
+        request, output = unpack_pair(self.payload)
         return CallRecord(self.index, request, self.rule, self.seed, output, self.at, self.duration_ms,
                           self.captures, self.delivery)  # fmt: skip
 
 
-def _restore(
-    kind: int, data: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None
-) -> BaseModel:
-    """A model as pickled by `_reduce`: the state pydantic's own `__setstate__` would set."""
-    cls = _MODELS[kind]
-    obj = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(obj, "__pydantic_fields_set__", fields_set)
-    setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", private)
-    setattr_(obj, "__dict__", data)
-    return obj
-
-
-def _reduce(obj: BaseModel) -> tuple[Any, ...]:
-    # pydantic's default pickles each object's class by name (a module look-up per class per pickle) and a
-    # four-key state dict: most of the cost of packing a record. Here a class is a small int of this process
-    # (packed records never leave it). The models below forbid extra fields; their private values are set.
-    return _restore, (_KIND[type(obj)], obj.__dict__, obj.__pydantic_fields_set__, obj.__pydantic_private__)
-
-
-_MODELS: tuple[type[BaseModel], ...] = tuple(
-    cls
-    for cls in vars(_model).values()
-    if isinstance(cls, type) and issubclass(cls, _model._Frozen) and cls.model_config.get("extra") == "forbid"
-)
-_KIND = {cls: i for i, cls in enumerate(_MODELS)}
-_DISPATCH: dict[type, Callable[[Any], Any]] = dict(copyreg.dispatch_table)
-_DISPATCH.update((cls, _reduce) for cls in _MODELS)
-
-
-class _Packer:
-    """Pickles with `_DISPATCH`, one pickler and buffer kept between calls (its caller holds the journal's
-    lock): building them was a sixth of the cost of packing a record."""
-
-    def __init__(self) -> None:
-        self._buf = io.BytesIO()
-        self._pickler = pickle.Pickler(self._buf, protocol=pickle.HIGHEST_PROTOCOL)
-        self._pickler.dispatch_table = _DISPATCH  # exact types only: a subclass of a model pickles as usual
-
-    def __call__(self, value: object) -> bytes:
-        buf, pickler = self._buf, self._pickler
-        buf.seek(0)
-        buf.truncate()
-        pickler.clear_memo()
-        pickler.dump(value)
-        return buf.getvalue()
-
-
 def record_bytes(item: CallRecord | PackedRecord) -> int:
-    """About how much memory a kept record holds: its pickle once packed; its texts while live (what
+    """About how much memory a kept record holds: its packed bytes once packed; its texts while live (what
     grows with a request or an answer: messages, tool arguments, answer text, embeddings). A live record's
     figure is worked out once and kept on it: the journal and the rule's history both ask."""
     if isinstance(item, PackedRecord):
-        return len(item.payload) + 256
+        return len(item.payload) + _PACKED_OVERHEAD
     size = item.nbytes
     if size < 0:
         size = _live_bytes(item)
@@ -186,9 +133,13 @@ def record_bytes(item: CallRecord | PackedRecord) -> int:
 
 def _live_bytes(item: CallRecord) -> int:
     req, out = item.request, item.output
-    size = _RECORD_OVERHEAD + sum(map(len, req.inputs))
+    size = _RECORD_OVERHEAD
+    if req.inputs:  # an empty sum, or a generator per message below, costs as much as the rest
+        size += sum(map(len, req.inputs))
     for m in req.messages:
-        size += len(m.content) + sum(len(c.arguments) for c in m.tool_calls)
+        size += len(m.content)
+        if m.tool_calls:
+            size += sum(len(c.arguments) for c in m.tool_calls)
     for choice in out.choices:
         for part in choice.parts:
             # the fields from the model's __dict__: a getattr default on a pydantic model costs a
@@ -206,19 +157,18 @@ def unpack(item: CallRecord | PackedRecord) -> CallRecord:
 
 
 class _Payloads:
-    """The last few pickled (request, output) pairs, by identity: calls the server answered again from its
-    memo share one request and one output, and are pickled once."""
+    """The last few packed (request, output) pairs, by identity: calls the server answered again from its
+    memo share one request and one output, and are packed once."""
 
     def __init__(self) -> None:
         self._items: dict[tuple[int, int], tuple[ModelRequest, ModelOutput, bytes]] = {}
-        self._pack = _Packer()
 
     def of(self, record: CallRecord) -> tuple[bytes, bool]:
-        """The pickled pair, and whether it was pickled before (the call was answered again, by replay)."""
+        """The packed pair, and whether it was packed before (the call was answered again, by replay)."""
         req, out = record.request, record.output
         key = (id(req), id(out))
         hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
-        blob = hit[2] if hit is not None else self._pack((req, out))
+        blob = hit[2] if hit is not None else pack(req, out)
         self._items[key] = (req, out, blob)  # newest last
         if len(self._items) > _PAYLOADS:
             del self._items[next(iter(self._items))]
@@ -289,7 +239,7 @@ class Journal:
                     r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery
                 )
                 records[-KEEP_LIVE - 1] = packed
-                packed_size = record_bytes(packed)
+                packed_size = len(payload) + _PACKED_OVERHEAD  # record_bytes(packed)
                 self._bytes += packed_size - sizes[-KEEP_LIVE - 1]
                 sizes[-KEEP_LIVE - 1] = packed_size
                 # a replayed call's request and output live on in the answer kept for replays: packing

@@ -82,7 +82,7 @@ def test_a_live_record_is_sized_once_and_packing_reuses_one_pickler_faithfully()
     for item in kept:
         if not isinstance(item, PackedRecord):
             assert item.nbytes == _live_bytes(item) == record_bytes(item)  # worked out once, kept
-    # rebuilt from one reused pickler (its memo cleared between records): each record its own
+    # each packed record rebuilt as its own
     assert [r.request.last_user for r in records] == [f"call {i} " + "x" * i for i in range(KEEP_LIVE + 20)]
     assert [r.output.text for r in records] == [a.text for a in live]
 

@@ -134,7 +134,7 @@ def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
         for i in range(20)
     ]
     outputs = [mock.generate(a) for a in asks]
-    assert type(mock.journal._records[0]).__name__ == "PackedRecord"  # the oldest are kept pickled
+    assert type(mock.journal._records[0]).__name__ == "PackedRecord"  # the oldest are kept packed
     # the rule's own history holds the same records, packed alike: nothing keeps the live objects
     rule = mock.rules["default"]
     assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 4 + ["CallRecord"] * 16

@@ -1,0 +1,198 @@
+"""Packed journal records (`journal.packing`) read back equal to the records they pack: every field value,
+each object's field set, tuples as tuples; what JSON cannot hold exactly is pickled, or kept live."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from synthgpt import MockGPT, Rule
+from synthgpt import generators as g
+from synthgpt import matchers as m
+from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
+from synthgpt.journal.packing import pack, pickled, unpack_pair
+from synthgpt.model import ModelOutput, ModelRequest, StreamPlan
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+def _models(value: Any) -> list[Any]:
+    """Every pydantic object in `value`, depth first."""
+    from pydantic import BaseModel
+
+    found: list[Any] = []
+    if isinstance(value, BaseModel):
+        found.append(value)
+        for name in type(value).model_fields:
+            found += _models(getattr(value, name))
+    elif isinstance(value, tuple):
+        for item in value:
+            found += _models(item)
+    return found
+
+
+def _assert_same(back: tuple[ModelRequest, ModelOutput], request: ModelRequest, output: ModelOutput) -> None:
+    assert back == (request, output)
+    for got, want in zip(_models(back), _models((request, output)), strict=True):
+        assert type(got) is type(want)
+        assert got.__dict__ == want.__dict__
+        assert [type(v) for v in got.__dict__.values()] == [type(v) for v in want.__dict__.values()]
+        assert got.model_fields_set == want.model_fields_set
+
+
+def _mock() -> MockGPT:
+    return MockGPT(
+        [
+            Rule("tools", m.has_tools(), g.tool_call("get_weather", {"city": "Paris"})),
+            Rule("vectors", m.api("embeddings"), g.embeddings(dimensions=8)),
+            Rule("streamed", m.last_user(contains="stream"), "streamed answer",
+                 stream={"chunk_chars": 3, "faults": [{"kind": "truncate", "after": 2}]}),
+            Rule("default", m.always(), g.prose()),
+        ],
+        seed=3,
+    )  # fmt: skip
+
+
+ASKS: list[dict[str, Any]] = [
+    {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello there"}], "max_output_tokens": 40},
+    {"model": "gpt-4o", "messages": [{"role": "user", "content": "weather in Paris?"}], "tools": [WEATHER],
+     "tool_choice": "required", "extra": {"temperature": 0.2, "metadata": {"a": [1, 2]}}},
+    {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "cold"},
+        {"role": "user",
+         "content": [{"type": "text", "text": "and"}, {"type": "image_url", "image_url": "x.png"}]}],
+     "headers": {"X-Trace": "1"}, "reasoning": {"effort": "low"}},
+    {"model": "text-embedding-3-small", "api": "embeddings", "inputs": ["one", "two"]},
+    {"model": "gpt-4o", "messages": [{"role": "user", "content": "please stream this"}], "stream": True,
+     "stream_options": {"include_usage": True}},
+    {"model": "gpt-4o", "messages": [{"role": "user", "content": "json"}],
+     "response_schema": {"name": "order",
+                         "schema": {"type": "object", "properties": {"id": {"type": "string"}}}}},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ask", ASKS, ids=["chat", "tools", "turns", "embeddings", "stream", "schema"])
+def test_a_packed_pair_reads_back_equal_field_by_field(ask: dict[str, Any]) -> None:
+    record = _mock().resolve(ask).record
+    payload = pack(record.request, record.output)
+    assert payload[:1] == b"["  # JSON: nothing in these needs pickling
+    _assert_same(unpack_pair(payload), record.request, record.output)
+    # read twice, the same; the objects read are new ones (a caller changing them changes nothing kept)
+    again = unpack_pair(payload)
+    assert again == unpack_pair(payload) and again[0] is not unpack_pair(payload)[0]
+
+
+def test_a_field_default_packs_as_itself() -> None:
+    record = _mock().resolve(ASKS[0]).record
+    request, output = unpack_pair(pack(record.request, record.output))
+    assert output.stream is ModelOutput.model_fields["stream"].default is record.output.stream
+    assert request.fingerprint() == record.request.fingerprint()  # taken again, not carried over
+
+
+def test_a_stream_plan_of_its_own_packs_with_its_faults_and_deltas() -> None:
+    plan = StreamPlan(
+        chunk_chars=2, interval_ms=1.5, faults=[{"kind": "disconnect", "after": 3}], deltas=("a", "b")
+    )
+    output = ModelOutput(stream=plan)
+    request = ModelRequest(messages=[{"role": "user", "content": "x"}])
+    _assert_same(unpack_pair(pack(request, output)), request, output)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"stop": ("a", "b")},  # a tuple: JSON would give a list
+        {"nan": float("nan")},
+        {"big": 2**70},
+        {"key": b"bytes"},
+        {1: "int key"},
+        {"text": "lone \ud800 surrogate"},
+    ],
+    ids=["tuple", "nan", "big-int", "bytes", "int-key", "surrogate"],
+)
+def test_what_json_cannot_hold_exactly_is_pickled(extra: dict[Any, Any]) -> None:
+    request = ModelRequest.model_construct(**{**ModelRequest().__dict__, "extra": extra})
+    output = ModelOutput()
+    payload = pack(request, output)
+    assert payload == pickled(request, output)
+    back, _ = unpack_pair(payload)
+    assert back.extra.keys() == extra.keys() and type(next(iter(back.extra.values()))) is type(
+        next(iter(extra.values()))
+    )
+
+
+def test_nan_in_vectors_and_stream_floats_is_pickled() -> None:
+    request = ModelRequest()
+    vectors = ModelOutput(embeddings=((0.5, float("nan")),))
+    assert pack(request, vectors)[:1] == b"\x80"
+    paced = ModelOutput(stream=StreamPlan(interval_ms=float("inf")))
+    assert pack(request, paced)[:1] == b"\x80"
+    assert unpack_pair(pack(request, paced))[1].stream.interval_ms == float("inf")
+
+
+def test_an_error_answer_is_pickled_with_its_frozen_dicts() -> None:
+    mock = MockGPT([Rule("down", m.always(), error={"status": 503, "headers": {"retry-after": "1"}})])
+    record = mock.resolve(ASKS[0]).record
+    payload = pack(record.request, record.output)
+    assert payload[:1] == b"\x80"
+    _, output = unpack_pair(payload)
+    assert output == record.output and type(output.error.headers) is type(record.output.error.headers)  # type: ignore[union-attr]
+
+
+class Mine(ModelRequest):
+    """A request class of a user's own: packed as pickle does, by its class."""
+
+
+def test_a_subclass_of_a_model_is_pickled() -> None:
+    request = Mine(messages=[{"role": "user", "content": "x"}])
+    payload = pack(request, ModelOutput())
+    assert payload[:1] == b"\x80" and type(unpack_pair(payload)[0]) is Mine
+
+
+def test_a_record_that_cannot_be_packed_at_all_stays_live() -> None:
+    journal = Journal(100)
+    odd = ModelRequest.model_construct(**{**ModelRequest().__dict__, "extra": {"f": lambda: 1}})
+    for i in range(KEEP_LIVE + 3):
+        request = odd if i == 0 else ModelRequest()
+        journal.append(CallRecord(i, request, "r", 1, ModelOutput(), 0.0, 0.0))
+    kept = list(journal._records)
+    assert isinstance(kept[0], CallRecord) and isinstance(kept[1], PackedRecord)
+    assert journal.list()[0].request is odd
+
+
+def test_the_journal_reads_back_every_kind_of_call_equal() -> None:
+    mock = _mock()
+    records = [mock.resolve(ask).record for _ in range(4) for ask in ASKS]
+    kept = mock.journal.list()
+    assert sum(isinstance(r, PackedRecord) for r in mock.journal._records) == len(records) - KEEP_LIVE
+    assert kept == records
+    for got, want in zip(kept, records, strict=True):
+        _assert_same((got.request, got.output), want.request, want.output)
+        assert (got.index, got.rule, got.seed, got.at, got.captures) == (
+            want.index, want.rule, want.seed, want.at, want.captures,
+        )  # fmt: skip
+        assert got.delivery is want.delivery
+    rule = mock.rules["tools"]
+    assert rule.calls == [r for r in records if r.rule == "tools"]
+
+
+def test_a_value_read_back_before_is_still_compared() -> None:
+    # the same JSON text from a list, then from a tuple: the tuple must not ride on the list's reading
+    listed = ModelRequest(extra={"stop": ["a", "b"]})
+    tupled = ModelRequest.model_construct(**{**listed.__dict__, "extra": {"stop": ("a", "b")}})
+    assert pack(listed, ModelOutput())[:1] == b"["
+    assert pack(listed, ModelOutput())[:1] == b"["
+    payload = pack(tupled, ModelOutput())
+    assert payload[:1] == b"\x80" and unpack_pair(payload)[0].extra == {"stop": ("a", "b")}
