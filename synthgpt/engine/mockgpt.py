@@ -93,10 +93,7 @@ class MockGPT:
 
     def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
         rules = self.rules
-        key = (
-            id(rules),
-            len(rules._rules),
-        )  # the list itself: `len(rules)` is two calls more per packed call
+        key = (id(rules), len(rules._rules))  # the list itself: `len(rules)` is two calls more
         if self._by_name[0] != key:  # the rules were replaced or added to since the index was made
             self._by_name = (key, {r.name: r for r in rules})
         rule = self._by_name[1].get(record.rule)
