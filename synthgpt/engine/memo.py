@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import orjson
 
@@ -30,14 +30,16 @@ from ..journal.memory import record_bytes
 if TYPE_CHECKING:
     from .mockgpt import MockGPT
 
-__all__ = ["MAX_KEY_BYTES", "DrawMemo", "generation"]
+__all__ = ["MAX_KEY_BYTES", "DrawMemo", "KeptAnswers", "generation"]
 
 MAX_KEY_BYTES = 16 * 1024
 """Requests whose JSON is longer are not kept: long conversations are rarely sent twice verbatim."""
 _ENTRIES = 256
 _BYTES = 4 * 1024 * 1024  # what the kept answers may hold (`record_bytes`): an embeddings batch is large
 _SEEN = 1024
-_KEY_OPTIONS = orjson.OPT_SORT_KEYS  # key order in a mapping changes nothing in the answer
+_KEY_OPTIONS = orjson.OPT_SORT_KEYS
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")  # key order in a mapping changes nothing in the answer
 
 
 def generation(mock: MockGPT) -> tuple[Any, ...] | None:
@@ -49,50 +51,49 @@ def generation(mock: MockGPT) -> tuple[Any, ...] | None:
     return (mock, mock.seed, mock.context_window, mock.limits, rules, tuple(rules.rules), clock.now())
 
 
-class DrawMemo:
-    """At most `max_entries` generations holding about `max_bytes`, by request key, least recent out; an
-    answer is kept from its key's second call."""
+class KeptAnswers(Generic[K, V]):
+    """At most `max_entries` values holding about `max_bytes`, by key, least recent out, each kept from its
+    key's second sighting and only under one generation (`generation`): the bookkeeping of the engine's
+    memo and the server's (`server.memo.ResponseMemo`)."""
 
-    def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        if max_entries < 0 or max_bytes < 0:
+            raise ValueError("memo bounds must be >= 0")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[bytes, tuple[Generation, int]] = OrderedDict()
-        self._bytes = 0
-        # keys seen once, as hashes: all-different requests fill nothing but this small set
-        self._seen: dict[int, None] = {}
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        # keys seen once, as hashes: an answer is kept only when its request comes a second time, so a load
+        # of all-different requests (the common long run) fills nothing but this small set
+        self._seen: dict[int, None] = {}  # insertion-ordered: the first key is the oldest
         self._generation: tuple[Any, ...] | None = None
+        self._bytes = 0
         self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
 
-    def key(self, mock: MockGPT, request: Mapping[str, Any], api: str | None) -> bytes | None:
-        """The request's key, or None when it is not to be kept (see the module's notes)."""
-        if self.max_entries <= 0 or mock.counter is not None or type(request) is not dict:
-            return None
-        try:
-            text = orjson.dumps(request, option=_KEY_OPTIONS)
-        except TypeError:  # not plain JSON: objects, big integers, non-string keys
-            return None
-        if len(text) > MAX_KEY_BYTES:
-            return None
-        return (api or "").encode() + b"\n" + text
+    @property
+    def enabled(self) -> bool:
+        return self.max_entries > 0 and self.max_bytes > 0
 
-    def get(self, mock: MockGPT, key: bytes) -> Generation | None:
-        gen = generation(mock)
+    def lookup(self, gen: tuple[Any, ...] | None, key: K) -> V | None:
+        """The value kept for `key` under `gen`; a new generation empties the memo first."""
         with self._lock:
             if gen is None or gen != self._generation:
                 self._reset(gen)
+                self.misses += 1
                 return None
             kept = self._entries.get(key)
             if kept is None:
+                self.misses += 1
                 return None
             self._entries.move_to_end(key)
+            self.hits += 1
             return kept[0]
 
-    def put(self, mock: MockGPT, key: bytes, drawn: Generation) -> None:
-        """Keep `drawn` (a replayable answer) if `key` was seen before under this generation."""
-        size = len(key) + record_bytes(drawn.record)
+    def keep(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
+        """Keep `value` (about `size` bytes with its key) if `key` was seen before under `gen` and it fits."""
         if size > self.max_bytes:
             return
-        gen = generation(mock)
         with self._lock:
             if gen is None or gen != self._generation:  # the rules or the clock changed during the draw
                 return
@@ -108,7 +109,7 @@ class DrawMemo:
             old = entries.pop(key, None)
             if old is not None:
                 self._bytes -= old[1]
-            entries[key] = (drawn, size)
+            entries[key] = (value, size)
             self._bytes += size
             while entries and (len(entries) > self.max_entries or self._bytes > self.max_bytes):
                 self._bytes -= entries.popitem(last=False)[1][1]
@@ -125,3 +126,33 @@ class DrawMemo:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+
+class DrawMemo(KeptAnswers[bytes, Generation]):
+    """The engine's memo: generations by request key (`key`)."""
+
+    def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
+        super().__init__(max_entries, max_bytes)
+
+    def key(self, mock: MockGPT, request: Mapping[str, Any], api: str | None) -> bytes | None:
+        """The request's key, or None when it is not to be kept (see the module's notes)."""
+        if self.max_entries <= 0 or mock.counter is not None or type(request) is not dict:
+            return None
+        try:
+            text = orjson.dumps(request, option=_KEY_OPTIONS)
+        except TypeError:  # not plain JSON: objects, big integers, non-string keys
+            return None
+        if len(text) > MAX_KEY_BYTES:
+            return None
+        return (api or "").encode() + b"\n" + text
+
+    def get(self, mock: MockGPT, key: bytes) -> Generation | None:
+        return self.lookup(generation(mock), key)
+
+    def put(self, mock: MockGPT, key: bytes, drawn: Generation) -> None:
+        """Keep `drawn` (a replayable answer) if `key` was seen before under this generation."""
+        self.keep(generation(mock), key, drawn, len(key) + record_bytes(drawn.record))

@@ -16,8 +16,6 @@ stream) or as the planned writes of a paced stream, which a replay sends on its 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +26,7 @@ from starlette.types import Receive, Scope, Send
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..engine import MockGPT
-from ..engine.memo import generation
+from ..engine.memo import KeptAnswers, generation
 from ..errors import StateUnavailable
 from ..journal import CallRecord
 from ..pipeline import Answered, finish
@@ -45,7 +43,6 @@ __all__ = [
 DEFAULT_MEMO_ENTRIES = 256
 DEFAULT_MEMO_BYTES = 2 * 1024 * 1024
 _MAX_REQUEST_BYTES = 64 * 1024  # larger bodies are rarely repeated verbatim: not worth keeping as keys
-_SEEN_KEYS = 1024
 _ENTRY_OVERHEAD = 512  # objects and dict slots of one entry, roughly, besides its byte strings
 
 Key = tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bytes]
@@ -71,83 +68,18 @@ class MemoEntry:
         return sent + sum(len(k) + len(v) for k, v in self.headers) + _ENTRY_OVERHEAD
 
 
-class ResponseMemo:
+class ResponseMemo(KeptAnswers[Key, MemoEntry]):
     """At most `max_entries` answers and about `max_bytes` bytes of keys and answers, least recent out."""
 
     def __init__(self, max_entries: int = DEFAULT_MEMO_ENTRIES, max_bytes: int = DEFAULT_MEMO_BYTES) -> None:
-        if max_entries < 0 or max_bytes < 0:
-            raise ValueError("memo bounds must be >= 0")
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[Key, MemoEntry] = OrderedDict()
-        self._generation: tuple[Any, ...] | None = None
-        self._bytes = 0
-        self._lock = threading.Lock()
-        # Keys seen once, as hashes: an answer is kept only when its request comes a second time, so a load
-        # of all-different requests (the common long run) fills nothing but this small set.
-        self._seen: dict[int, None] = {}  # insertion-ordered: the first key is the oldest
-        self.hits = 0
-        self.misses = 0
-
-    @property
-    def enabled(self) -> bool:
-        return self.max_entries > 0 and self.max_bytes > 0
+        super().__init__(max_entries, max_bytes)
 
     def get(self, gen: tuple[Any, ...], key: Key) -> MemoEntry | None:
-        with self._lock:
-            if gen != self._generation:
-                self._reset(gen)
-                self.misses += 1
-                return None
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return entry
+        return self.lookup(gen, key)
 
     def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
         """Keep `entry` if `key` was seen before (under this generation) and it fits the bounds."""
-        size = entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2])
-        if size > self.max_bytes:
-            return
-        with self._lock:
-            if gen != self._generation:  # the rules or the clock changed while this answer was drawn
-                return
-            h = hash(key)
-            seen = self._seen
-            if h not in seen:
-                seen[h] = None
-                if len(seen) > _SEEN_KEYS:
-                    del seen[next(iter(seen))]
-                return
-            del seen[h]
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old.size
-            self._entries[key] = entry
-            self._bytes += size
-            while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
-                k, e = self._entries.popitem(last=False)
-                self._bytes -= e.size + len(k[3]) + sum(len(a) + len(b) for a, b in k[2])
-
-    def clear(self) -> None:
-        with self._lock:
-            self._reset(None)
-
-    def _reset(self, gen: tuple[Any, ...] | None) -> None:
-        self._entries.clear()
-        self._seen.clear()
-        self._bytes = 0
-        self._generation = gen
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    @property
-    def nbytes(self) -> int:
-        return self._bytes
+        self.keep(gen, key, entry, entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2]))
 
 
 Slot = tuple[ResponseMemo, tuple[Any, ...], Key]
