@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
@@ -9,7 +11,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.errors import RuleError
-from synthgpt.generators.prose import answer_shape, topic
+from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _Words, answer_shape, topic
 
 PROMPTS = {
     "prose": "Tell me about tide pools",
@@ -49,6 +51,29 @@ def test_topic(text: str, expected: str) -> None:
     assert topic(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        # a run longer than `limit` ends there and the next word starts another (the first longest wins)
+        ("quantum entanglement experiments fail", 2, "quantum entanglement"),
+        ("old quantum entanglement experiments fail often", 3, "old quantum entanglement"),
+        # the words' lower case, taken from the whole text at once: a Greek final sigma stays final
+        ("οδοΣ σοφιαΣ", 3, "οδος σοφιας"),
+        ("Straße über İstanbul", 3, "straße über İstanbul"),
+        ("?!", 3, "this"),
+    ],
+)
+def test_topic_runs_and_cases(text: str, limit: int, expected: str) -> None:
+    assert topic(text, limit) == expected
+
+
+def test_a_subject_keeps_its_own_articles_fixed() -> None:
+    # "a apple" as asked reads "an apple"; a subject without "a " is taken as it is
+    assert _Words(random.Random(1), "a apple pie").subject == "an apple pie"
+    assert _Words(random.Random(1), "A orange").subject == "An orange"
+    assert _Words(random.Random(1), "tide pools").subject == "tide pools"
+
+
 def test_topic_keeps_a_leading_name_only_when_asked() -> None:
     assert topic("React") == "react"
     assert topic("React", names_first=True) == "React"
@@ -69,6 +94,15 @@ def test_topic_keeps_a_leading_name_only_when_asked() -> None:
 )
 def test_answer_shape(text: str, shape: str) -> None:
     assert answer_shape(text) == shape
+
+
+@pytest.mark.parametrize("shape", ["code", "compare", "steps", "list"])
+def test_every_shape_word_passes_the_one_pass_look(shape: str) -> None:
+    # a text with no shape's word is prose without trying the patterns: each word of each shape must be
+    # one the single look finds, or its shape would never be answered
+    words = next(words for name, _, words in _SHAPES if name == shape)
+    for word in words:
+        assert _ANY_HINT.search(f"tell me about {word} here")
 
 
 def _answers(seed: int) -> dict[str, str]:
