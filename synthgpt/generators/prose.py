@@ -41,6 +41,8 @@ _NOT_TOPIC = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
+# the same words in ASCII text (nearly all), where spelled-out classes match ~1.5x faster than \w and \d
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|[0-9]+")
 
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening))\b[\s!.,]*(there)?[\s!.,]*$", re.I
@@ -78,7 +80,7 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     `names_first`.
     """
     window = read_window(text)
-    words = _WORD.findall(window)
+    words = (_ASCII_WORD if window.isascii() else _WORD).findall(window)
     if not words:
         return "this"
     # each word's lower case, and whether it can be part of a topic (a topic word never is "of"/"the"); no
@@ -157,7 +159,24 @@ _SHAPES = (
     ("steps", _STEPS, ("how ", "step", "guide", "walk me through", "setup", "set up")),
     ("list", _LIST, ("list", "idea", "tip", "ways", "options", "examples", "suggestion", "recommend")),
 )  # fmt: skip
-_ANY_HINT = re.compile("|".join(re.escape(w) for _, _, words in _SHAPES for w in words))
+
+
+def _any_of(words: list[str]) -> str:
+    """A pattern matching where any of `words` begins, its branches shared by common prefixes: the regex
+    engine tries each branch at each position, so a flat alternation of 35 words is ~1.6x slower."""
+    by_first: dict[str, list[str]] = {}
+    for word in words:
+        by_first.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for first, rests in by_first.items():
+        if "" in rests or len(rests) == 1:  # a whole word here: the longer ones add no match
+            branches.append(re.escape(first + min(rests, key=len)))
+        else:
+            branches.append(re.escape(first) + "(?:" + _any_of(rests) + ")")
+    return "|".join(branches)
+
+
+_ANY_HINT = re.compile(_any_of([w for _, _, words in _SHAPES for w in words]))
 
 
 # {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree

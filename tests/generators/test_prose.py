@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
@@ -11,7 +12,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.errors import RuleError
-from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _Words, answer_shape, topic
+from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _any_of, _Words, answer_shape, topic
 
 PROMPTS = {
     "prose": "Tell me about tide pools",
@@ -103,6 +104,15 @@ def test_every_shape_word_passes_the_one_pass_look(shape: str) -> None:
     words = next(words for name, _, words in _SHAPES if name == shape)
     for word in words:
         assert _ANY_HINT.search(f"tell me about {word} here")
+
+
+@pytest.mark.parametrize(
+    "text", ["se", "set u", "set up", "setup", "comp", "compare", "co de", "classy", "wa", "x"]
+)
+def test_the_shared_prefix_pattern_finds_what_a_flat_one_does(text: str) -> None:
+    words = ["set up", "setup", "step", "code", "compar", "class", "ways", "walk me"]
+    flat = re.compile("|".join(re.escape(w) for w in words))
+    assert bool(re.search(_any_of(words), text)) == bool(flat.search(text))
 
 
 def _answers(seed: int) -> dict[str, str]:
