@@ -80,6 +80,21 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
     `names_first`.
     """
     window = read_window(text)
+    last = _LAST_TOPIC[0]  # (one read: another thread may replace it, never change it)
+    if last[0] == window and last[1] == limit and last[2] == names_first:
+        return last[3]
+    found = _topic(window, limit, names_first)
+    _LAST_TOPIC[0] = (window, limit, names_first, found)
+    return found
+
+
+# The last text `topic` read and what it found. A request is read by several readers (the reasoning, the
+# answer, a schema's summary fields, a hosted tool's query), one after the other: they find it here. A
+# window is at most `READ_CHARS + 1` long, so a miss costs a short comparison at most.
+_LAST_TOPIC: list[tuple[str, int, bool, str]] = [("", 3, False, "this")]
+
+
+def _topic(window: str, limit: int, names_first: bool) -> str:
     words = (_ASCII_WORD if window.isascii() else _WORD).findall(window)
     if not words:
         return "this"
@@ -138,6 +153,18 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
 def answer_shape(text: str) -> str:
     """What kind of answer `text` asks for: greeting, code, compare, steps, list or prose."""
     text = read_window(text)
+    last = _LAST_SHAPE[0]  # the request's other readers asked the same (see `_LAST_TOPIC`)
+    if last[0] == text:
+        return last[1]
+    shape = _answer_shape(text)
+    _LAST_SHAPE[0] = (text, shape)
+    return shape
+
+
+_LAST_SHAPE: list[tuple[str, str]] = [("", "prose")]
+
+
+def _answer_shape(text: str) -> str:
     if _GREETING.match(text):
         return "greeting"
     # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for

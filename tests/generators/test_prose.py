@@ -75,6 +75,20 @@ def test_a_subject_keeps_its_own_articles_fixed() -> None:
     assert _Words(random.Random(1), "tide pools").subject == "tide pools"
 
 
+def test_a_second_reader_of_the_same_text_gets_the_same_reading() -> None:
+    # the last reading is kept for the request's next reader: it must answer for its own text and
+    # arguments only
+    text = "Compare the React hooks API with Vue"
+    assert topic(text) == topic(text) == "the React hooks API"
+    assert topic(text, 2) == "the React hooks"
+    assert topic("React", names_first=True) == "React"
+    assert topic("React") == "react"
+    assert answer_shape(text) == answer_shape(text) == "compare"
+    assert answer_shape("hi") == "greeting"
+    assert answer_shape("") == "prose"
+    assert answer_shape(text + " in code") == "code"
+
+
 def test_topic_keeps_a_leading_name_only_when_asked() -> None:
     assert topic("React") == "react"
     assert topic("React", names_first=True) == "React"
