@@ -36,6 +36,9 @@ def token_pieces(text: str) -> list[str]:
 _ASCII_CLASS = {
     i: "w" if re.fullmatch(r"\w", chr(i)) else " " if re.fullmatch(r"\s", chr(i)) else "p" for i in range(128)
 }
+# the same classes as a table for `bytes.translate`: ASCII text encoded is classified ~2x faster than by
+# `str.translate`, which looks each character up in the dict
+_ASCII_TABLE = bytes(ord(_ASCII_CLASS[i]) for i in range(128)) + bytes(128)
 
 
 def count_tokens(text: str) -> int:
@@ -48,10 +51,10 @@ def count_tokens(text: str) -> int:
     # `w`s after each run, that is how many `wwww` it holds (three `w`s after every separator do it, and
     # add none where no run precedes: a one-character needle is replaced ~3x faster than "w ").
     # Whitespace belongs to the token after it; only whitespace at the very end is a token of its own.
-    classes = text.translate(_ASCII_CLASS)
-    n = classes.count("p")
-    n += (classes.replace("p", " ") + " ").replace(" ", "www ").count("wwww")
-    return n + 1 if classes[-1:] == " " else n
+    classes = text.encode().translate(_ASCII_TABLE)
+    n = classes.count(b"p")
+    n += (classes.replace(b"p", b" ") + b" ").replace(b" ", b"www ").count(b"wwww")
+    return n + 1 if classes[-1:] == b" " else n
 
 
 def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:

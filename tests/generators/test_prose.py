@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
@@ -9,7 +12,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.errors import RuleError
-from synthgpt.generators.prose import answer_shape, topic
+from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _any_of, _Words, answer_shape, topic
 
 PROMPTS = {
     "prose": "Tell me about tide pools",
@@ -49,6 +52,43 @@ def test_topic(text: str, expected: str) -> None:
     assert topic(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        # a run longer than `limit` ends there and the next word starts another (the first longest wins)
+        ("quantum entanglement experiments fail", 2, "quantum entanglement"),
+        ("old quantum entanglement experiments fail often", 3, "old quantum entanglement"),
+        # the words' lower case, taken from the whole text at once: a Greek final sigma stays final
+        ("οδοΣ σοφιαΣ", 3, "οδος σοφιας"),
+        ("Straße über İstanbul", 3, "straße über İstanbul"),
+        ("?!", 3, "this"),
+    ],
+)
+def test_topic_runs_and_cases(text: str, limit: int, expected: str) -> None:
+    assert topic(text, limit) == expected
+
+
+def test_a_subject_keeps_its_own_articles_fixed() -> None:
+    # "a apple" as asked reads "an apple"; a subject without "a " is taken as it is
+    assert _Words(random.Random(1), "a apple pie").subject == "an apple pie"
+    assert _Words(random.Random(1), "A orange").subject == "An orange"
+    assert _Words(random.Random(1), "tide pools").subject == "tide pools"
+
+
+def test_a_second_reader_of_the_same_text_gets_the_same_reading() -> None:
+    # the last reading is kept for the request's next reader: it must answer for its own text and
+    # arguments only
+    text = "Compare the React hooks API with Vue"
+    assert topic(text) == topic(text) == "the React hooks API"
+    assert topic(text, 2) == "the React hooks"
+    assert topic("React", names_first=True) == "React"
+    assert topic("React") == "react"
+    assert answer_shape(text) == answer_shape(text) == "compare"
+    assert answer_shape("hi") == "greeting"
+    assert answer_shape("") == "prose"
+    assert answer_shape(text + " in code") == "code"
+
+
 def test_topic_keeps_a_leading_name_only_when_asked() -> None:
     assert topic("React") == "react"
     assert topic("React", names_first=True) == "React"
@@ -69,6 +109,24 @@ def test_topic_keeps_a_leading_name_only_when_asked() -> None:
 )
 def test_answer_shape(text: str, shape: str) -> None:
     assert answer_shape(text) == shape
+
+
+@pytest.mark.parametrize("shape", ["code", "compare", "steps", "list"])
+def test_every_shape_word_passes_the_one_pass_look(shape: str) -> None:
+    # a text with no shape's word is prose without trying the patterns: each word of each shape must be
+    # one the single look finds, or its shape would never be answered
+    words = next(words for name, _, words in _SHAPES if name == shape)
+    for word in words:
+        assert _ANY_HINT.search(f"tell me about {word} here")
+
+
+@pytest.mark.parametrize(
+    "text", ["se", "set u", "set up", "setup", "comp", "compare", "co de", "classy", "wa", "x"]
+)
+def test_the_shared_prefix_pattern_finds_what_a_flat_one_does(text: str) -> None:
+    words = ["set up", "setup", "step", "code", "compar", "class", "ways", "walk me"]
+    flat = re.compile("|".join(re.escape(w) for w in words))
+    assert bool(re.search(_any_of(words), text)) == bool(flat.search(text))
 
 
 def _answers(seed: int) -> dict[str, str]:
