@@ -22,6 +22,8 @@ from synthgpt.codec.gemini.encode import GeminiCodec
 from synthgpt.codec.ollama.encode import OllamaCodec
 from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.codec.openai_responses.encode import ResponsesCodec
+from synthgpt.codec.openai_responses.events import response_body, response_events
+from synthgpt.jsonutil import dumps
 from synthgpt.model import (
     Choice,
     Fault,
@@ -295,6 +297,20 @@ def test_responses_stream_folds_to_the_body(out: ModelOutput) -> None:
     req = ModelRequest(api="responses", model=out.model, reasoning={"summary": "auto"}, stream=True)
     events = [json.loads(f.data) for f in codec.frames(out, req)]
     assert fold_responses(events) == codec.body(out, req)
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.sampled_from([None, "auto"]), st.booleans())
+def test_responses_body_is_the_terminal_events_response(
+    out: ModelOutput, summary: str | None, logprobs: bool
+) -> None:
+    # the body is built without the events (`response_body`): the same bytes as the terminal event's response
+    include = ["message.output_text.logprobs", "reasoning.encrypted_content"] if logprobs else []
+    req = ModelRequest(
+        api="responses", model=out.model, reasoning={"summary": summary}, extra={"include": include}
+    )
+    terminal = response_events(out, req)[-1]["response"]
+    assert dumps(response_body(out, req)) == dumps(terminal)
 
 
 @settings(max_examples=100, deadline=None)

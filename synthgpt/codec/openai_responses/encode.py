@@ -28,6 +28,7 @@ from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
     TextRun,
+    response_body,
     response_events,
     response_id,
     response_object,
@@ -88,8 +89,7 @@ class ResponsesCodec:
     # ------------------------------------------------------------------------------------------- encode
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        events = self.events(output, request)
-        response: dict[str, Any] = events[-1]["response"]
+        response = response_body(output, request)  # the terminal event's, without the events before it
         self._remember(output, request, response)
         return response
 
