@@ -23,7 +23,7 @@ from synthgpt.codec.ollama.encode import OllamaCodec
 from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.codec.openai_responses.encode import ResponsesCodec
 from synthgpt.codec.openai_responses.events import response_body, response_events
-from synthgpt.jsonutil import dumps
+from synthgpt.jsonutil import dumps, dumps_bytes
 from synthgpt.model import (
     Choice,
     Fault,
@@ -369,3 +369,29 @@ def test_bedrock_stream_folds_to_the_body(out: ModelOutput) -> None:
     req = ModelRequest(api="bedrock", model=out.model, stream=True)
     events = [(f.event or "", json.loads(f.data)) for f in codec.frames(out, req)]
     assert fold_bedrock(events) == codec.body(out, req)
+
+
+def _none_count(value: Any) -> int:
+    if value is None:
+        return 1
+    if isinstance(value, dict):
+        return sum(_none_count(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_none_count(v) for v in value)
+    return 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.booleans())
+def test_body_nulls_never_counts_more_than_the_body_holds(out: ModelOutput, logprobs: bool) -> None:
+    # more would let a NaN pass for a None (`jsonutil.dumps_bytes`); the same bytes either way
+    asked = {"logprobs": logprobs, "top_logprobs": 2}
+    for codec, req in [
+        (ChatCodec(), ModelRequest(api="chat", model=out.model, extra=asked)),
+        (ResponsesCodec(), ModelRequest(api="responses", model=out.model, reasoning={"summary": "auto"})),
+        (MessagesCodec(), ModelRequest(api="messages", model=out.model, max_output_tokens=100)),
+    ]:
+        body = codec.body(out, req)
+        nulls = codec.body_nulls(body)
+        assert 0 < nulls <= _none_count(body)
+        assert dumps_bytes(body, nulls=nulls) == dumps(body).encode()

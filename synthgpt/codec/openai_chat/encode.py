@@ -34,6 +34,7 @@ from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_
 from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
+from ..common import nones
 from ..errors import openai_error_body
 from ..runs import FrameRun, Part, expand
 from ..sse import chunk_text, text_deltas
@@ -338,6 +339,11 @@ class ChatCodec:
             "service_tier": served_tier(request),
             "system_fingerprint": system_fingerprint(output.model),
         }
+
+    def body_nulls(self, body: dict[str, Any]) -> int:
+        """At most the None values of a `body` this codec built: the choices' `logprobs` and their
+        messages' top-level fields (what spares the encoder its read-back, `jsonutil.dumps_bytes`)."""
+        return sum(nones(c, "message") for c in body["choices"])
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))

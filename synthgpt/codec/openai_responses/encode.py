@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import RequestError, ResponseNotFound
 from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall, built
 from ..base import Frame
-from ..common import dumps
+from ..common import dumps, nones
 from ..errors import openai_error_body
 from ..headers import journal_headers
 from ..openai_chat.encode import openai_response_headers
@@ -92,6 +92,11 @@ class ResponsesCodec:
         response = response_body(output, request)  # the terminal event's, without the events before it
         self._remember(output, request, response)
         return response
+
+    def body_nulls(self, body: dict[str, Any]) -> int:
+        """At most the None values of a `body` this codec built: its top-level fields and `reasoning`'s
+        (`jsonutil.dumps_bytes`)."""
+        return nones(body, "reasoning")
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))
