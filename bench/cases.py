@@ -159,10 +159,6 @@ CASES: tuple[Case, ...] = (
         0.75, distinct=0.5,
     ),
     Case(
-        "responses", "responses, non-stream, built-in rules", "/v1/responses", _responses, OPENAI_HEADERS,
-        False, 0.75, distinct=0.5,
-    ),
-    Case(
         "chat_stream",
         "chat stream, 50 events, unpaced",
         "/v1/chat/completions",
@@ -212,6 +208,10 @@ CASES: tuple[Case, ...] = (
         False,
         0.5,
         distinct=0.25,
+    ),
+    Case(
+        "responses", "responses, non-stream, built-in rules", "/v1/responses", _responses, OPENAI_HEADERS,
+        False, 0.75, distinct=0.5,
     ),
 )
 
