@@ -29,13 +29,13 @@ import orjson
 __all__ = ["canonical_bytes", "canonical_json", "dumps", "dumps_bytes"]
 
 
-def dumps(value: Any, *, allow_nan: bool = False) -> str:
+def dumps(value: Any, *, allow_nan: bool = False, nulls: int = 0) -> str:
     """JSON text: compact, UTF-8, key order kept. NaN and infinities are refused (ValueError): they are not
     JSON, and no client could parse the text. `allow_nan=True` writes them as Python does, for text that
-    is never sent (a sort key)."""
+    is never sent (a sort key). `nulls`: as for `dumps_bytes`."""
     if allow_nan:
         return _ENCODE(value)
-    out = _fast(value)
+    out = _fast(value, nulls)
     return _ENCODE_FINITE(value) if out is None else out.decode()
 
 

@@ -21,17 +21,19 @@ from synthgpt.codec.cohere.encode import CohereCodec
 from synthgpt.codec.gemini.encode import GeminiCodec
 from synthgpt.codec.ollama.encode import OllamaCodec
 from synthgpt.codec.openai_chat.encode import ChatCodec
-from synthgpt.codec.openai_responses.encode import ResponsesCodec
+from synthgpt.codec.openai_responses.encode import ResponsesCodec, _as_messages
 from synthgpt.codec.openai_responses.events import response_body, response_events
 from synthgpt.jsonutil import dumps, dumps_bytes
 from synthgpt.model import (
     Choice,
     Fault,
+    Message,
     ModelOutput,
     ModelRequest,
     ReasoningPart,
     StreamPlan,
     TextOut,
+    ToolCall,
     ToolCallPart,
     Usage,
 )
@@ -395,3 +397,17 @@ def test_body_nulls_never_counts_more_than_the_body_holds(out: ModelOutput, logp
         nulls = codec.body_nulls(body)
         assert 0 < nulls <= _none_count(body)
         assert dumps_bytes(body, nulls=nulls) == dumps(body).encode()
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_the_history_a_response_leaves_is_what_validation_makes(out: ModelOutput) -> None:
+    # `_as_messages` builds the Messages without validating them: the same requests later, field for field
+    kept = _as_messages(out)
+    calls = [ToolCall(id=p.id, name=p.name, arguments=p.arguments) for p in out.tool_calls]
+    validated = (Message(role="assistant", content=out.text, tool_calls=calls),) if out.text or calls else ()
+    assert kept == validated
+    assert [m.model_fields_set for m in kept] == [m.model_fields_set for m in validated]
+    assert [type(m.tool_calls) for m in kept] == [type(m.tool_calls) for m in validated]
+    for a, b in zip(kept, validated, strict=True):
+        assert [c.model_fields_set for c in a.tool_calls] == [c.model_fields_set for c in b.tool_calls]

@@ -313,7 +313,12 @@ def _render(event: Event) -> str:
             return _STOP
     elif list(event) == _STOP_KEYS and event["type"] == "content_block_stop" and type(event["index"]) is int:
         return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
+    elif event["type"] in _WITH_NULLS:  # their None values counted spare `dumps` a read-back
+        return dumps(event, nulls=nones(event, "message", "delta"))
     return dumps(event)
+
+
+_WITH_NULLS = frozenset({"message_start", "message_delta"})
 
 
 def _frame_run(run: _TextRun) -> FrameRun:

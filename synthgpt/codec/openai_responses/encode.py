@@ -192,8 +192,8 @@ def _render(event: Event, shared: dict[int, str]) -> str:
     if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(event["type"]) is str:
         response = event["response"]
         text = shared.get(id(response))
-        if text is None:
-            text = shared[id(response)] = dumps(response)
+        if text is None:  # a response object holds many None values: counted, they spare a read-back
+            text = shared[id(response)] = dumps(response, nulls=nones(response, "reasoning"))
         seq = event["sequence_number"]
         return f'{{"type":{encode_basestring(event["type"])},"response":{text},"sequence_number":{seq}}}'
     return dumps(event)
@@ -202,7 +202,8 @@ def _render(event: Event, shared: dict[int, str]) -> str:
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:
     """The answer as the conversation history a later `previous_response_id` request continues."""
     text = output.text
-    calls = tuple(ToolCall(id=p.id, name=p.name, arguments=p.arguments) for p in output.tool_calls)
+    # built, not validated: the output's fields are already the types a Message holds (tested equal)
+    calls = tuple(built(ToolCall, id=p.id, name=p.name, arguments=p.arguments) for p in output.tool_calls)
     if not text and not calls:
         return ()
-    return (Message(role="assistant", content=text, tool_calls=calls),)
+    return (built(Message, role="assistant", content=text, tool_calls=calls),)
