@@ -20,7 +20,7 @@ from synthgpt.codec.bedrock.encode import BedrockCodec
 from synthgpt.codec.cohere.encode import CohereCodec
 from synthgpt.codec.gemini.encode import GeminiCodec
 from synthgpt.codec.ollama.encode import OllamaCodec
-from synthgpt.codec.openai_chat.encode import ChatCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec, body_message, choice_deltas, fold_deltas
 from synthgpt.codec.openai_responses.encode import ResponsesCodec, _as_messages
 from synthgpt.codec.openai_responses.events import response_body, response_events
 from synthgpt.jsonutil import dumps, dumps_bytes
@@ -411,3 +411,13 @@ def test_the_history_a_response_leaves_is_what_validation_makes(out: ModelOutput
     assert [type(m.tool_calls) for m in kept] == [type(m.tool_calls) for m in validated]
     for a, b in zip(kept, validated, strict=True):
         assert [c.model_fields_set for c in a.tool_calls] == [c.model_fields_set for c in b.tool_calls]
+
+
+@settings(max_examples=200, deadline=None)
+@given(outputs(), st.booleans(), st.booleans())
+def test_the_chat_body_message_is_the_fold_of_its_deltas(out: ModelOutput, legacy: bool, shown: bool) -> None:
+    # a text-only choice's message is written directly (`body_message`): what folding its deltas gives
+    text_only = Choice(parts=tuple(p for p in out.choices[0].parts if isinstance(p, TextOut)))
+    for choice in (*out.choices, text_only):
+        folded = fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=shown))
+        assert dumps(body_message(choice, legacy, shown)) == dumps(folded)

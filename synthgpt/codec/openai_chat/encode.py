@@ -31,7 +31,7 @@ from typing import Any
 from ...errors import RequestError
 from ...jsonutil import dumps
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
-from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
+from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, TextOut, Usage
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
 from ..common import nones
@@ -43,6 +43,7 @@ from .request import decode_chat_request
 
 __all__ = [
     "ChatCodec",
+    "body_message",
     "choice_deltas",
     "choice_logprobs",
     "completion_id",
@@ -215,6 +216,16 @@ def _delta_parts(
     return deltas
 
 
+def body_message(choice: Choice, legacy: bool = False, reasoning: bool = False) -> dict[str, Any]:
+    """The non-stream body's message: `fold_deltas(choice_deltas(choice, None, ...))`, a choice of text
+    alone (most answers) written directly, without the deltas (tests/codec/test_fold_property.py)."""
+    parts = choice.parts
+    if all(type(p) is TextOut for p in parts):
+        text = "".join([p.text for p in parts])  # type: ignore[union-attr]  # TextOut, checked above
+        return {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+    return fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=reasoning))
+
+
 def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
     """The assistant message a client assembles from `deltas` (strings concatenated, calls by index)."""
     content: str | None = None
@@ -317,7 +328,7 @@ class ChatCodec:
         choices: list[dict[str, Any]] = [
             {
                 "index": i,
-                "message": fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=shown)),
+                "message": body_message(choice, legacy, shown),
                 "logprobs": None,
                 "finish_reason": finish_reason(choice, legacy),
             }
