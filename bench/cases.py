@@ -209,6 +209,10 @@ CASES: tuple[Case, ...] = (
         0.5,
         distinct=0.25,
     ),
+    Case(
+        "responses", "responses, non-stream, built-in rules", "/v1/responses", _responses, OPENAI_HEADERS,
+        False, 0.75, distinct=0.5,
+    ),
 )
 
 

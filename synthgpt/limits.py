@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from .errors import DrawError, RequestError, RuleError
+from .logprobs import alternatives_asked
 from .model import ToolCallPart
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ _ALTERNATIVE_BYTES = 60
 
 def _alternatives(req: ModelRequest) -> int | None:
     """How many logprob alternatives per token the request asks for; None when it asks for no logprobs."""
-    from .logprobs import alternatives_asked
-
     include = req.extra.get("include")
     asked = req.extra.get("logprobs") is True or (
         isinstance(include, list) and "message.output_text.logprobs" in include

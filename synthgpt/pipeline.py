@@ -108,9 +108,10 @@ _HEX = "0123456789abcdef"
 log = logging.getLogger("synthgpt.server")
 
 
-def json_bytes(value: Any) -> bytes:
-    """`jsonutil.dumps_bytes`: compact UTF-8 JSON; NaN and infinities are a bug, said as a ValueError."""
-    return dumps_bytes(value)
+def json_bytes(value: Any, nulls: int = 0) -> bytes:
+    """`jsonutil.dumps_bytes`: compact UTF-8 JSON; NaN and infinities are a bug, said as a ValueError.
+    `nulls`: at most the None values `value` holds, when known (it spares a read-back)."""
+    return dumps_bytes(value, nulls=nulls)
 
 
 def json_bytes_in_pieces(value: Any) -> bytes:
@@ -394,7 +395,12 @@ def _encode(
         return Answered(200, headers, wire=wire, generation=generation, first_delay_ms=delay,
                         replayable=replayable)  # fmt: skip
     payload = codec.body(output, req)
-    data = json_bytes_in_pieces(payload) if in_pieces else json_bytes(payload)
+    if in_pieces:
+        data = json_bytes_in_pieces(payload)
+    else:
+        # the codec's optional count of the body's None values (`body_nulls`) spares the encoder a read-back
+        count = getattr(codec, "body_nulls", None)
+        data = json_bytes(payload, 0 if count is None else count(payload))
     return Answered(200, headers, data, payload=payload, generation=generation,
                     first_delay_ms=delay, replayable=replayable)  # fmt: skip
 

@@ -20,6 +20,7 @@ __all__ = [
     "dumps",
     "in_schema_order",
     "json_type_name",
+    "nones",
     "parse_json_body",
     "parse_json_stdlib",
     "type_error",
@@ -302,3 +303,18 @@ def in_schema_order(text: str, request: ModelRequest) -> str:
     if dumps(value) != text:  # not in the compact form this would write back: keep it byte for byte
         return text
     return dumps(_keys_in_schema_order(value, schema))
+
+
+def nones(body: dict[str, Any], *inner: str) -> int:
+    """How many of `body`'s values are None, and of the values of its dict members named `inner`: at most
+    the None values `body` holds, which is what a codec's `body_nulls` must say (`jsonutil.dumps_bytes`).
+    Counted by type, so no value's `__eq__` can make it say more."""
+    n = list(map(type, body.values())).count(_NONE)
+    for name in inner:
+        member = body.get(name)
+        if type(member) is dict:
+            n += list(map(type, member.values())).count(_NONE)
+    return n
+
+
+_NONE = type(None)

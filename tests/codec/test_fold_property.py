@@ -20,16 +20,20 @@ from synthgpt.codec.bedrock.encode import BedrockCodec
 from synthgpt.codec.cohere.encode import CohereCodec
 from synthgpt.codec.gemini.encode import GeminiCodec
 from synthgpt.codec.ollama.encode import OllamaCodec
-from synthgpt.codec.openai_chat.encode import ChatCodec
-from synthgpt.codec.openai_responses.encode import ResponsesCodec
+from synthgpt.codec.openai_chat.encode import ChatCodec, body_message, choice_deltas, fold_deltas
+from synthgpt.codec.openai_responses.encode import ResponsesCodec, _as_messages
+from synthgpt.codec.openai_responses.events import response_body, response_events
+from synthgpt.jsonutil import dumps, dumps_bytes
 from synthgpt.model import (
     Choice,
     Fault,
+    Message,
     ModelOutput,
     ModelRequest,
     ReasoningPart,
     StreamPlan,
     TextOut,
+    ToolCall,
     ToolCallPart,
     Usage,
 )
@@ -298,6 +302,20 @@ def test_responses_stream_folds_to_the_body(out: ModelOutput) -> None:
 
 
 @settings(max_examples=100, deadline=None)
+@given(outputs(), st.sampled_from([None, "auto"]), st.booleans())
+def test_responses_body_is_the_terminal_events_response(
+    out: ModelOutput, summary: str | None, logprobs: bool
+) -> None:
+    # the body is built without the events (`response_body`): the same bytes as the terminal event's response
+    include = ["message.output_text.logprobs", "reasoning.encrypted_content"] if logprobs else []
+    req = ModelRequest(
+        api="responses", model=out.model, reasoning={"summary": summary}, extra={"include": include}
+    )
+    terminal = response_events(out, req)[-1]["response"]
+    assert dumps(response_body(out, req)) == dumps(terminal)
+
+
+@settings(max_examples=100, deadline=None)
 @given(outputs())
 def test_anthropic_stream_folds_to_the_body(out: ModelOutput) -> None:
     codec = MessagesCodec()
@@ -353,3 +371,53 @@ def test_bedrock_stream_folds_to_the_body(out: ModelOutput) -> None:
     req = ModelRequest(api="bedrock", model=out.model, stream=True)
     events = [(f.event or "", json.loads(f.data)) for f in codec.frames(out, req)]
     assert fold_bedrock(events) == codec.body(out, req)
+
+
+def _none_count(value: Any) -> int:
+    if value is None:
+        return 1
+    if isinstance(value, dict):
+        return sum(_none_count(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_none_count(v) for v in value)
+    return 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs(), st.booleans())
+def test_body_nulls_never_counts_more_than_the_body_holds(out: ModelOutput, logprobs: bool) -> None:
+    # more would let a NaN pass for a None (`jsonutil.dumps_bytes`); the same bytes either way
+    asked = {"logprobs": logprobs, "top_logprobs": 2}
+    for codec, req in [
+        (ChatCodec(), ModelRequest(api="chat", model=out.model, extra=asked)),
+        (ResponsesCodec(), ModelRequest(api="responses", model=out.model, reasoning={"summary": "auto"})),
+        (MessagesCodec(), ModelRequest(api="messages", model=out.model, max_output_tokens=100)),
+    ]:
+        body = codec.body(out, req)
+        nulls = codec.body_nulls(body)
+        assert 0 < nulls <= _none_count(body)
+        assert dumps_bytes(body, nulls=nulls) == dumps(body).encode()
+
+
+@settings(max_examples=100, deadline=None)
+@given(outputs())
+def test_the_history_a_response_leaves_is_what_validation_makes(out: ModelOutput) -> None:
+    # `_as_messages` builds the Messages without validating them: the same requests later, field for field
+    kept = _as_messages(out)
+    calls = [ToolCall(id=p.id, name=p.name, arguments=p.arguments) for p in out.tool_calls]
+    validated = (Message(role="assistant", content=out.text, tool_calls=calls),) if out.text or calls else ()
+    assert kept == validated
+    assert [m.model_fields_set for m in kept] == [m.model_fields_set for m in validated]
+    assert [type(m.tool_calls) for m in kept] == [type(m.tool_calls) for m in validated]
+    for a, b in zip(kept, validated, strict=True):
+        assert [c.model_fields_set for c in a.tool_calls] == [c.model_fields_set for c in b.tool_calls]
+
+
+@settings(max_examples=200, deadline=None)
+@given(outputs(), st.booleans(), st.booleans())
+def test_the_chat_body_message_is_the_fold_of_its_deltas(out: ModelOutput, legacy: bool, shown: bool) -> None:
+    # a text-only choice's message is written directly (`body_message`): what folding its deltas gives
+    text_only = Choice(parts=tuple(p for p in out.choices[0].parts if isinstance(p, TextOut)))
+    for choice in (*out.choices, text_only):
+        folded = fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=shown))
+        assert dumps(body_message(choice, legacy, shown)) == dumps(folded)

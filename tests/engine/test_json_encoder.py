@@ -113,3 +113,42 @@ def test_canonical_bytes_is_the_canonical_json_text() -> None:
     with pytest.raises(UnicodeEncodeError):
         canonical_bytes({"lone": "\ud800"})
     assert canonical_bytes({1: "int key"}) == b'{"1":"int key"}'  # what the standard encoder writes
+
+
+def _none_count(value: Any) -> int:
+    if value is None:
+        return 1
+    if isinstance(value, dict):
+        return sum(_none_count(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return sum(_none_count(v) for v in value)
+    return 0
+
+
+_AWKWARD_NULLS: list[Any] = [
+    {"a": None, "b": math.nan},  # a NaN beside the None it would pass for
+    {"a": None, "b": None, "c": math.inf},
+    {"null": None, "x": -math.inf},  # a key holding `null`
+    {"text": "null null", "a": None, "b": math.nan},  # strings holding `null`
+    {"text": "null", "a": None},
+    [None, [None, {"k": None}], "nullnull", 1e-05, 0.5, math.nan],
+    [None, [None, {"k": None}], "nullnull", 1e-05, 0.5],
+    {"a": None, "b": (1, None)},  # a tuple, which orjson writes as a list
+    {"t": "Zürich \u2028 😀", "n": None, "f": -0.0},
+]
+
+
+@pytest.mark.parametrize("value", _AWKWARD_NULLS)
+def test_a_count_of_nulls_gives_the_same_bytes_or_the_same_refusal(value: Any) -> None:
+    # `nulls` only spares a read-back: any count up to the value's None values gives dumps' text or refusal
+    try:
+        expected: bytes | None = _STD(value).encode()
+    except ValueError:
+        expected = None
+    for nulls in range(_none_count(value) + 1):
+        if expected is None:
+            with pytest.raises(ValueError):
+                dumps_bytes(value, nulls=nulls)
+        else:
+            assert dumps_bytes(value, nulls=nulls) == expected
+            assert json_bytes(value, nulls) == expected

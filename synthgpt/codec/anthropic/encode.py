@@ -22,7 +22,7 @@ from ...errors import RequestError
 from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
-from ..common import dumps
+from ..common import dumps, nones
 from ..errors import restate_default
 from ..headers import journal_headers
 from ..runs import FrameRun, Part, expand
@@ -135,6 +135,11 @@ class MessagesCodec:
         message = _message(output, _blocks(output), _stop_reason(output))
         message["usage"] = _usage(output, output.usage.completion_tokens)
         return message
+
+    def body_nulls(self, body: dict[str, Any]) -> int:
+        """At most the None values of a `body` this codec built: its top-level fields and `usage`'s
+        (`jsonutil.dumps_bytes`)."""
+        return nones(body, "usage")
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))
@@ -308,7 +313,12 @@ def _render(event: Event) -> str:
             return _STOP
     elif list(event) == _STOP_KEYS and event["type"] == "content_block_stop" and type(event["index"]) is int:
         return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
+    elif event["type"] in _WITH_NULLS:  # their None values counted spare `dumps` a read-back
+        return dumps(event, nulls=nones(event, "message", "delta"))
     return dumps(event)
+
+
+_WITH_NULLS = frozenset({"message_start", "message_delta"})
 
 
 def _frame_run(run: _TextRun) -> FrameRun:

@@ -31,9 +31,10 @@ from typing import Any
 from ...errors import RequestError
 from ...jsonutil import dumps
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
-from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, Usage
+from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, TextOut, Usage
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
+from ..common import nones
 from ..errors import openai_error_body
 from ..runs import FrameRun, Part, expand
 from ..sse import chunk_text, text_deltas
@@ -42,6 +43,7 @@ from .request import decode_chat_request
 
 __all__ = [
     "ChatCodec",
+    "body_message",
     "choice_deltas",
     "choice_logprobs",
     "completion_id",
@@ -214,6 +216,16 @@ def _delta_parts(
     return deltas
 
 
+def body_message(choice: Choice, legacy: bool = False, reasoning: bool = False) -> dict[str, Any]:
+    """The non-stream body's message: `fold_deltas(choice_deltas(choice, None, ...))`, a choice of text
+    alone (most answers) written directly, without the deltas (tests/codec/test_fold_property.py)."""
+    parts = choice.parts
+    if all(type(p) is TextOut for p in parts):
+        text = "".join([p.text for p in parts])  # type: ignore[union-attr]  # TextOut, checked above
+        return {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+    return fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=reasoning))
+
+
 def fold_deltas(deltas: list[dict[str, Any]]) -> dict[str, Any]:
     """The assistant message a client assembles from `deltas` (strings concatenated, calls by index)."""
     content: str | None = None
@@ -316,7 +328,7 @@ class ChatCodec:
         choices: list[dict[str, Any]] = [
             {
                 "index": i,
-                "message": fold_deltas(choice_deltas(choice, None, legacy=legacy, reasoning=shown)),
+                "message": body_message(choice, legacy, shown),
                 "logprobs": None,
                 "finish_reason": finish_reason(choice, legacy),
             }
@@ -338,6 +350,11 @@ class ChatCodec:
             "service_tier": served_tier(request),
             "system_fingerprint": system_fingerprint(output.model),
         }
+
+    def body_nulls(self, body: dict[str, Any]) -> int:
+        """At most the None values of a `body` this codec built: the choices' `logprobs` and their
+        messages' top-level fields (what spares the encoder its read-back, `jsonutil.dumps_bytes`)."""
+        return sum(nones(c, "message") for c in body["choices"])
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))

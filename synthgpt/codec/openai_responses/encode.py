@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import RequestError, ResponseNotFound
 from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall, built
 from ..base import Frame
-from ..common import dumps
+from ..common import dumps, nones
 from ..errors import openai_error_body
 from ..headers import journal_headers
 from ..openai_chat.encode import openai_response_headers
@@ -28,6 +28,7 @@ from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
     TextRun,
+    response_body,
     response_events,
     response_id,
     response_object,
@@ -88,10 +89,14 @@ class ResponsesCodec:
     # ------------------------------------------------------------------------------------------- encode
 
     def body(self, output: ModelOutput, request: ModelRequest) -> dict[str, Any]:
-        events = self.events(output, request)
-        response: dict[str, Any] = events[-1]["response"]
+        response = response_body(output, request)  # the terminal event's, without the events before it
         self._remember(output, request, response)
         return response
+
+    def body_nulls(self, body: dict[str, Any]) -> int:
+        """At most the None values of a `body` this codec built: its top-level fields and `reasoning`'s
+        (`jsonutil.dumps_bytes`)."""
+        return nones(body, "reasoning")
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))
@@ -187,8 +192,8 @@ def _render(event: Event, shared: dict[int, str]) -> str:
     if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(event["type"]) is str:
         response = event["response"]
         text = shared.get(id(response))
-        if text is None:
-            text = shared[id(response)] = dumps(response)
+        if text is None:  # a response object holds many None values: counted, they spare a read-back
+            text = shared[id(response)] = dumps(response, nulls=nones(response, "reasoning"))
         seq = event["sequence_number"]
         return f'{{"type":{encode_basestring(event["type"])},"response":{text},"sequence_number":{seq}}}'
     return dumps(event)
@@ -197,7 +202,8 @@ def _render(event: Event, shared: dict[int, str]) -> str:
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:
     """The answer as the conversation history a later `previous_response_id` request continues."""
     text = output.text
-    calls = tuple(ToolCall(id=p.id, name=p.name, arguments=p.arguments) for p in output.tool_calls)
+    # built, not validated: the output's fields are already the types a Message holds (tested equal)
+    calls = tuple(built(ToolCall, id=p.id, name=p.name, arguments=p.arguments) for p in output.tool_calls)
     if not text and not calls:
         return ()
-    return (Message(role="assistant", content=text, tool_calls=calls),)
+    return (built(Message, role="assistant", content=text, tool_calls=calls),)

@@ -30,6 +30,7 @@ __all__ = [
     "TextRun",
     "hex_id",
     "logprobs_asked",
+    "response_body",
     "response_events",
     "response_id",
     "response_object",
@@ -119,6 +120,27 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
 def stream_parts(output: ModelOutput, request: ModelRequest) -> list[Part]:
     """The healthy stream's payloads in order, not numbered, each message's plain text deltas as one
     `TextRun`; the last one is the terminal event."""
+    status, items = _finished_items(output, request)
+    events: list[Part] = []
+    shell = response_object(output, request, "in_progress", [])
+    events.append({"type": "response.created", "response": shell})
+    events.append({"type": "response.in_progress", "response": shell})
+    for index, item in enumerate(items):
+        events.extend(_item_events(item, index, output.stream))
+    terminal = "response.completed" if status == "completed" else "response.incomplete"
+    events.append({"type": terminal, "response": response_object(output, request, status, items)})
+    return events
+
+
+def response_body(output: ModelOutput, request: ModelRequest) -> Event:
+    """The `response` of `stream_parts`' terminal event (the non-stream body), without building the events
+    before it: they only ever read the items, so the fold is the items themselves (tested equal)."""
+    status, items = _finished_items(output, request)
+    return response_object(output, request, status, items)
+
+
+def _finished_items(output: ModelOutput, request: ModelRequest) -> tuple[Status, list[dict[str, Any]]]:
+    """The answer's status and its output items as the terminal event carries them."""
     items = _items(output, request)
     unknown = output.stream.fault("unknown_item")
     if unknown is not None:
@@ -126,21 +148,13 @@ def stream_parts(output: ModelOutput, request: ModelRequest) -> list[Part]:
     status: Status = "completed"
     if output.finish_reason in ("length", "content_filter"):
         status = "incomplete"
-    events: list[Part] = []
-    shell = response_object(output, request, "in_progress", [])
-    events.append({"type": "response.created", "response": shell})
-    events.append({"type": "response.in_progress", "response": shell})
-    finished = []
-    for index, item in enumerate(items):
-        # a cut answer's messages are incomplete, and so is a function call the token limit cut (the last)
-        last_call = item["type"] == "function_call" and index == len(items) - 1
-        if status == "incomplete" and (item["type"] == "message" or last_call):
-            item["status"] = "incomplete"
-        events.extend(_item_events(item, index, output.stream))
-        finished.append(item)
-    terminal = "response.completed" if status == "completed" else "response.incomplete"
-    events.append({"type": terminal, "response": response_object(output, request, status, finished)})
-    return events
+        for index, item in enumerate(items):
+            # a cut answer's messages are incomplete, and so is a function call the token limit cut (the
+            # last)
+            last_call = item["type"] == "function_call" and index == len(items) - 1
+            if item["type"] == "message" or last_call:
+                item["status"] = "incomplete"
+    return status, items
 
 
 # ------------------------------------------------------------------------------------------------- items

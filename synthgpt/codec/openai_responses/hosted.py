@@ -53,8 +53,10 @@ def hosted_items(
     """The search items to put before the answer's message, and the annotations of that message's text.
     Nothing when no search is declared, the choice is `none`, or the answer calls functions."""
     kinds = request.extra.get(HOSTED_EXTRA) or []
+    if not kinds:  # most requests: the answer's text is not joined for nothing
+        return [], []
     text = output.text
-    if not kinds or request.tool_choice.mode == "none" or output.tool_calls or not text:
+    if request.tool_choice.mode == "none" or output.tool_calls or not text:
         return [], []
     seed = output.id_seed
     query = _query(request)
