@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..errors import DrawError, RequestError
+from ..jsonutil import canonical_bytes, canonical_json
 from ..model import ModelRequest
-from ..seeding import canonical_json
 from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
 from .prompt_schema import prompt_schema
@@ -40,65 +37,42 @@ def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str |
     )
 
 
-@lru_cache(maxsize=256)
-def _compile(schema_json: str) -> FromSchema:
-    from .schema import FromSchema
-
-    return FromSchema(json.loads(schema_json))
-
-
-_BY_CONTENT: dict[bytes | str, FromSchema] = {}
-_BY_CONTENT_MAX = 256
-_by_content_lock = threading.Lock()
+_MAX_SCHEMAS = 256
 # a JSON null in a value position: also what orjson writes for NaN and the infinities
 _VALUE_NULLS = (b":null", b"[null", b",null")
 
 
-def _content_key(schema: Any) -> bytes | str:
-    """A key that differs whenever the canonical JSON of `schema` differs, ~10x cheaper to take.
+def _content_key(schema: Any) -> bytes:
+    """The canonical JSON of `schema`, as UTF-8: what a schema's generator is cached by.
 
     A request's schema is looked up three times per answer (checked when decoded, weighed for the worker
-    thread, drawn), and its canonical JSON cost ~20 µs each time. orjson's sorted-keys text is as exact
-    for JSON values (ints and floats keep their types, floats round-trip), except that it writes NaN and
-    the infinities as `null` and refuses what is not JSON (big ints, non-string keys, lone surrogates):
-    those schemas, and any with a null value, are keyed by their canonical JSON (a `str`, so the two kinds
-    of key never meet). The key is taken from the content on every call, so a schema dict changed after
-    its first use is never served the document generator of what it held before."""
+    thread, drawn), so the text comes from `canonical_bytes` (orjson) where it is exact. orjson writes NaN
+    and the infinities as `null`: a schema with a null value is written by the standard encoder instead.
+    The key is taken from the content on every call, so a schema dict changed after its first use is never
+    served the document generator of what it held before."""
     try:
-        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return canonical_json(schema)
+        key = canonical_bytes(schema)
+    except UnicodeEncodeError:  # a lone surrogate: still a key, never a schema anyone can send
+        return canonical_json(schema).encode("utf-8", "surrogatepass")
     if b"null" in key and any(n in key for n in _VALUE_NULLS):
-        return canonical_json(schema)
+        return canonical_json(schema).encode()
     return key
 
 
+@lru_cache(maxsize=_MAX_SCHEMAS)  # schemas built from data must not grow it without bound
+def _compile(key: bytes) -> tuple[FromSchema, FillHints | None]:
+    """The generator of the schema whose canonical JSON is `key` (its own copy of the schema), and the
+    conversation fill's hints for it."""
+    from .schema import FromSchema
+
+    compiled = FromSchema(json.loads(key.decode("utf-8", "surrogatepass")))
+    return compiled, fill_hints(compiled.schema)
+
+
 def compiled_schema(schema: dict[str, Any]) -> FromSchema:
-    """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs)."""
-    key = _content_key(schema)
-    hit = _BY_CONTENT.get(key)
-    if hit is None:
-        hit = _compile(canonical_json(schema))  # raises SchemaError for a schema it cannot draw from
-        with _by_content_lock:
-            if len(_BY_CONTENT) >= _BY_CONTENT_MAX:  # schemas built from data must not grow it without bound
-                _BY_CONTENT.clear()
-            _BY_CONTENT[key] = hit
-    return hit
-
-
-_HINTS: dict[int, tuple[FromSchema, FillHints | None]] = {}
-
-
-def _hints(compiled: FromSchema) -> FillHints | None:
-    """The `fill_hints` of a compiled schema, read once (its schema has the request's content, so the
-    same hints). Keyed by the generator's identity, which the entry keeps alive."""
-    hit = _HINTS.get(id(compiled))
-    if hit is None or hit[0] is not compiled:
-        with _by_content_lock:
-            if len(_HINTS) >= _BY_CONTENT_MAX:
-                _HINTS.clear()
-            hit = _HINTS[id(compiled)] = (compiled, fill_hints(compiled.schema))
-    return hit[1]
+    """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs); raises
+    SchemaError for a schema it cannot draw from."""
+    return _compile(_content_key(schema))[0]
 
 
 _GENERIC_OBJECT = Objects({"answer": Words(3, 8)})
@@ -124,11 +98,11 @@ class FromRequestSchema(Generator[Any]):
                 from .schema import FromSchema
 
                 return FromSchema(rs.schema_, self.overrides).draw(ctx)
-            compiled = compiled_schema(rs.schema_)
+            compiled, hints = _compile(_content_key(rs.schema_))
             doc = compiled.draw(ctx)
         except DrawError as exc:
             raise undrawable_request_schema(ctx.request, exc) from None
-        return fill_from_conversation(doc, rs.schema_, req, hints=_hints(compiled))
+        return fill_from_conversation(doc, rs.schema_, req, hints=hints)
 
     def _from_prompt(self, ctx: DrawContext) -> Any:
         found = prompt_schema(ctx.request)
@@ -140,9 +114,9 @@ class FromRequestSchema(Generator[Any]):
 
                 doc = FromSchema(found.schema, self.overrides).draw(ctx)
             else:
-                compiled = compiled_schema(found.schema)
+                compiled, hints = _compile(_content_key(found.schema))
                 drawn = compiled.draw(ctx)
-                doc = fill_from_conversation(drawn, found.schema, ctx.request, hints=_hints(compiled))
+                doc = fill_from_conversation(drawn, found.schema, ctx.request, hints=hints)
         except DrawError:  # a schema in prose is a hint, not a request field: no 400 for it
             return _GENERIC_OBJECT.draw(ctx)
         if found.fenced:

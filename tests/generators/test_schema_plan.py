@@ -13,6 +13,7 @@ from synthgpt.errors import DrawError
 from synthgpt.generators import structured
 from synthgpt.generators.core import DrawContext
 from synthgpt.generators.schema import FromSchema
+from synthgpt.jsonutil import canonical_json
 from synthgpt.limits import DEFAULT_LIMITS
 from synthgpt.model import ModelRequest
 
@@ -168,11 +169,17 @@ def test_content_keys_tell_apart_what_canonical_json_tells_apart() -> None:
     assert key({"b": 1, "a": 2}) == key({"a": 2, "b": 1})  # order of keys does not matter, as canonically
 
 
-def test_the_content_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(structured, "_BY_CONTENT", {})
-    for i in range(structured._BY_CONTENT_MAX + 10):
+def test_the_content_cache_is_bounded() -> None:
+    structured._compile.cache_clear()
+    for i in range(structured._MAX_SCHEMAS + 10):
         structured.compiled_schema({"type": "integer", "minimum": i})
-    assert len(structured._BY_CONTENT) <= structured._BY_CONTENT_MAX
+    assert structured._compile.cache_info().currsize <= structured._MAX_SCHEMAS
+
+
+def test_content_keys_are_the_canonical_json() -> None:
+    for value in [1, 1.5, 1e-05, None, float("nan"), 2**70, "é", {"x": [None, True]}]:
+        schema = {"const": value, "type": "integer"}
+        assert structured._content_key(schema) == canonical_json(schema).encode()
 
 
 def test_the_deepest_schema_accepted_draws_as_before() -> None:
