@@ -37,9 +37,9 @@ MAX_KEY_BYTES = 16 * 1024
 _ENTRIES = 256
 _BYTES = 4 * 1024 * 1024  # what the kept answers may hold (`record_bytes`): an embeddings batch is large
 _SEEN = 1024
-_KEY_OPTIONS = orjson.OPT_SORT_KEYS
+_KEY_OPTIONS = orjson.OPT_SORT_KEYS  # key order in a mapping changes nothing in the answer
 K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")  # key order in a mapping changes nothing in the answer
+V = TypeVar("V")
 
 
 def generation(mock: MockGPT) -> tuple[Any, ...] | None:
@@ -138,9 +138,15 @@ class DrawMemo(KeptAnswers[bytes, Generation]):
     def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
         super().__init__(max_entries, max_bytes)
 
-    def key(self, mock: MockGPT, request: Mapping[str, Any], api: str | None) -> bytes | None:
-        """The request's key, or None when it is not to be kept (see the module's notes)."""
-        if self.max_entries <= 0 or mock.counter is not None or type(request) is not dict:
+    def slot(
+        self, mock: MockGPT, request: Mapping[str, Any], api: str | None
+    ) -> tuple[tuple[Any, ...], bytes] | None:
+        """(generation, key) under which the answer to `request` is looked up and kept, taken once per
+        call; None when it is not to be kept (see the module's notes)."""
+        if not self.enabled or mock.counter is not None or type(request) is not dict:
+            return None
+        gen = generation(mock)
+        if gen is None:
             return None
         try:
             text = orjson.dumps(request, option=_KEY_OPTIONS)
@@ -148,11 +154,9 @@ class DrawMemo(KeptAnswers[bytes, Generation]):
             return None
         if len(text) > MAX_KEY_BYTES:
             return None
-        return (api or "").encode() + b"\n" + text
+        return gen, (api or "").encode() + b"\n" + text
 
-    def get(self, mock: MockGPT, key: bytes) -> Generation | None:
-        return self.lookup(generation(mock), key)
-
-    def put(self, mock: MockGPT, key: bytes, drawn: Generation) -> None:
-        """Keep `drawn` (a replayable answer) if `key` was seen before under this generation."""
-        self.keep(generation(mock), key, drawn, len(key) + record_bytes(drawn.record))
+    def put(self, slot: tuple[tuple[Any, ...], bytes], drawn: Generation) -> None:
+        """Keep `drawn` (a replayable answer) if its key was seen before under this generation."""
+        gen, key = slot
+        self.keep(gen, key, drawn, len(key) + record_bytes(drawn.record))

@@ -177,14 +177,14 @@ class MockGPT:
         those fixed may answer the same request again with `replay(record)` instead of drawing it. The
         engine does so itself for a request given as a dict that comes a third time (`engine.memo`).
         """
-        memo_key = None if isinstance(request, ModelRequest) else self._memo.key(self, request, api)
-        if memo_key is not None:
-            kept = self._memo.get(self, memo_key)
+        slot = None if isinstance(request, ModelRequest) else self._memo.slot(self, request, api)
+        if slot is not None:
+            kept = self._memo.lookup(*slot)
             if kept is not None:
                 return Generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
         drawn = self._draw(request, api)
-        if memo_key is not None and drawn.replayable:
-            self._memo.put(self, memo_key, drawn)
+        if slot is not None and drawn.replayable:
+            self._memo.put(slot, drawn)
         return drawn
 
     def _draw(self, request: ModelRequest | Mapping[str, Any], api: ApiKind | None) -> Generation:
