@@ -38,7 +38,7 @@ from .journal import CallRecord
 from .jsonutil import dumps, dumps_bytes
 from .limits import Limits
 from .model import ErrorSpec, Fault, ModelRequest
-from .seeding import derive_seed, token_from_seed
+from .seeding import HEX, derive_seed, token_from_seed
 
 __all__ = [
     "REFUSALS",
@@ -104,7 +104,6 @@ REFUSALS: tuple[tuple[type[Exception], int, str | None, str | None], ...] = (
 )
 """Exception kind -> (status, error type, error code): the first row the exception is an instance of."""
 
-_HEX = "0123456789abcdef"
 log = logging.getLogger("synthgpt.server")
 
 
@@ -146,7 +145,7 @@ def _pieces(value: Any, out: list[str], depth: int) -> None:
 
 def request_id(seed: int, *key: object) -> str:
     """`req_` + 32 hex digits derived from the engine seed and what identifies the request."""
-    return "req_" + token_from_seed(derive_seed(seed, "request-id", *key), 32, _HEX)
+    return "req_" + token_from_seed(derive_seed(seed, "request-id", *key), 32, HEX)
 
 
 def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:

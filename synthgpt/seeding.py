@@ -11,11 +11,13 @@ from typing import Any
 from .jsonutil import canonical_json
 
 __all__ = [
-    "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed", "token_from_seed",
+    "HEX", "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed",
+    "token_from_seed",
 ]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_HEX = "0123456789abcdef"
+HEX = "0123456789abcdef"
+"""The alphabet of hexadecimal ids (`token_from_seed(seed, n, HEX)`)."""
 _LENGTH = struct.Struct("<I").pack
 
 

@@ -22,7 +22,7 @@ from ..codec.ollama.encode import OllamaCodec, created_at
 from ..engine import MockGPT
 from ..errors import RequestError
 from ..model import ModelRequest
-from ..seeding import derive_seed, token_from_seed
+from ..seeding import HEX, derive_seed, token_from_seed
 from .models import MODEL_CREATED, Dialect, served_models
 from .responses import codec_headers, error_response, json_response, processing_ms, request_id
 from .routes import read_body
@@ -30,7 +30,6 @@ from .routes import read_body
 __all__ = ["PROVIDER_ROUTES"]
 
 _GEMINI = GeminiCodec()
-_HEX = "0123456789abcdef"
 
 
 def _gemini_count_body(body: Any, model: str) -> dict[str, Any]:
@@ -87,7 +86,7 @@ async def ollama_tags(request: Request) -> Response:
     models = []
     for model in _ollama_served(mock):
         name = _ollama_name(model)
-        digest = token_from_seed(derive_seed("digest", name), 64, _HEX)
+        digest = token_from_seed(derive_seed("digest", name), 64, HEX)
         details = _ollama_details(name)
         models.append({"name": name, "model": name, "modified_at": created_at(MODEL_CREATED),
                        "size": 4_920_753_328, "digest": digest, "details": details})  # fmt: skip

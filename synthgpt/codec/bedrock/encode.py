@@ -57,7 +57,6 @@ _STOP = {
     "stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "content_filtered"
 }
 _DEFAULT_FAULT_MESSAGE = Fault.model_fields["message"].default
-_HEX = "0123456789abcdef"
 
 Event = dict[str, Any]
 

@@ -26,7 +26,7 @@ from ...model import (
     TextOut,
     ToolCallPart,
 )
-from ...seeding import derive_seed, token_from_seed
+from ...seeding import HEX, derive_seed, token_from_seed
 from ..base import Frame
 from ..common import dumps, in_schema_order
 from ..errors import error_fields, restate_default
@@ -48,14 +48,13 @@ _MESSAGES = {
     504: "gateway timeout",
 }
 _DEFAULT_FAULT_MESSAGE = Fault.model_fields["message"].default
-_HEX = "0123456789abcdef"
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 Event = dict[str, Any]
 
 
 def _uuid(*key: object) -> str:
-    h = token_from_seed(derive_seed(*key), 32, _HEX)
+    h = token_from_seed(derive_seed(*key), 32, HEX)
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
 
 

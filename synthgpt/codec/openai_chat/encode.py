@@ -32,7 +32,7 @@ from ...errors import RequestError
 from ...jsonutil import dumps
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ...model import ApiKind, Choice, ErrorSpec, Fault, ModelOutput, ModelRequest, TextOut, Usage
-from ...seeding import derive_seed, token_from_seed
+from ...seeding import HEX, derive_seed, token_from_seed
 from ..base import Frame
 from ..common import nones
 from ..errors import openai_error_body
@@ -54,7 +54,6 @@ __all__ = [
     "usage_body",
 ]
 
-_HEX = "0123456789abcdef"
 DONE = Frame("[DONE]", terminal=True)
 
 
@@ -94,7 +93,7 @@ def served_tier(request: ModelRequest) -> str:
 @lru_cache(maxsize=256)  # a pure function of the model name, asked for on every answer
 def system_fingerprint(model: str) -> str:
     """Stable per model name, as a real deployment's fingerprint is stable per configuration."""
-    return "fp_" + token_from_seed(derive_seed("system_fingerprint", model), 10, _HEX)
+    return "fp_" + token_from_seed(derive_seed("system_fingerprint", model), 10, HEX)
 
 
 def usage_body(usage: Usage) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ...model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
-from ...seeding import derive_seed, token_from_seed
+from ...seeding import HEX, derive_seed, token_from_seed
 from ..sse import chunk_text, text_deltas
 from .hosted import hosted_event_kinds, hosted_items
 
@@ -43,7 +43,6 @@ LOGPROBS_INCLUDE = "message.output_text.logprobs"
 UNKNOWN_ITEM_TYPE = "synthgpt_unknown_item"
 """The output item type of the `unknown_item` fault: a kind no SDK knows, as a future API might add."""
 
-_HEX = "0123456789abcdef"
 
 Status = Literal["completed", "incomplete", "failed", "in_progress"]
 Event = dict[str, Any]
@@ -69,7 +68,7 @@ def item_seed(output: ModelOutput) -> int:
 
 def hex_id(prefix: str, seed: int, *labels: object) -> str:
     """`prefix` + 48 hex digits derived from a seed and labels (the form of every Responses id)."""
-    return prefix + token_from_seed(derive_seed(seed, *labels), 48, _HEX)
+    return prefix + token_from_seed(derive_seed(seed, *labels), 48, HEX)
 
 
 @dataclass(slots=True)
