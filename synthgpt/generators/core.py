@@ -195,20 +195,32 @@ class Generator(Generic[T]):
 
 _EMPTY_REQUEST = ModelRequest()
 _new_context = object.__new__
-_ITEM_KEYS: tuple[int, ...] = ()
 
 
-def item_key(i: int) -> int:
-    """The fork key of `("item", i)`: list positions are the commonest label, kept in a table."""
-    global _ITEM_KEYS
-    keys = _ITEM_KEYS
-    if i < len(keys):
+class NumberedKeys:
+    """The fork keys of `(label, i)`, `label_key` of each, for the first `size` positions from a table:
+    numbered labels (list items, a template's draws) are the commonest, and each look-up is an index."""
+
+    __slots__ = ("_keys", "_label", "_size")
+
+    def __init__(self, label: str, size: int) -> None:
+        self._label, self._size = label, size
+        self._keys: tuple[int, ...] = ()
+
+    def __call__(self, i: int) -> int:
+        keys = self._keys
+        if i < len(keys):
+            return keys[i]
+        if i >= self._size:
+            return label_key((self._label, i))
+        # a whole new table, swapped in at once: threads growing it together each build a correct one
+        label = self._label
+        keys = self._keys = tuple(label_key((label, j)) for j in range(min(self._size, max(64, 2 * i + 1))))
         return keys[i]
-    if i >= 4096:
-        return label_key(("item", i))
-    # a whole new table, swapped in at once: threads growing it together each build a correct one
-    keys = _ITEM_KEYS = tuple(label_key(("item", j)) for j in range(min(4096, max(64, 2 * i + 1))))
-    return keys[i]
+
+
+item_key = NumberedKeys("item", 4096)
+"""The fork key of `("item", i)`: list positions."""
 
 
 def _collect_functions(value: Any, found: list[object]) -> None:

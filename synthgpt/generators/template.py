@@ -8,8 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import DrawError, RuleError
-from ..seeding import label_key
-from .core import DrawContext, Generator
+from .core import DrawContext, Generator, NumberedKeys
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
 
@@ -40,20 +39,8 @@ _BUILTIN_ORDER = (
 )  # fmt: skip
 
 
-_TEMPLATE_KEYS: tuple[int, ...] = ()
-
-
-def template_key(i: int) -> int:
-    """The fork key of `("template", i)`, the i-th draw of a render, from a table (as `core.item_key`)."""
-    global _TEMPLATE_KEYS
-    keys = _TEMPLATE_KEYS
-    if i < len(keys):
-        return keys[i]
-    if i >= 1024:
-        return label_key(("template", i))
-    # a whole new table, swapped in at once: threads growing it together each build a correct one
-    keys = _TEMPLATE_KEYS = tuple(label_key(("template", j)) for j in range(min(1024, max(64, 2 * i + 1))))
-    return keys[i]
+template_key = NumberedKeys("template", 1024)
+"""The fork key of `("template", i)`, the i-th draw of a render."""
 
 
 def _parse(source: str) -> Any:
