@@ -3,7 +3,7 @@
 `MockGPT.generate({...})` called again and again with one request (a fixture builder, a test that loops, a
 load script in process) would decode, validate, fingerprint and draw the same answer each time. An answer
 `resolve` marks replayable is a pure function of what `generation` returns and the request, so the engine
-keeps it, by the request's canonical JSON, the second time that request comes, and answers it the third
+keeps it, by the request's JSON with sorted keys, the second time that request comes, and answers it the third
 time by `MockGPT.replay`: the call is journaled and counted as if drawn, and the output is the same
 (immutable) object. The server's own memo (`server.memo`) keeps encoded bytes instead, by raw body and
 headers; this one serves the in-process callers, which hand the engine a mapping.
@@ -133,7 +133,7 @@ class KeptAnswers(Generic[K, V]):
 
 
 class DrawMemo(KeptAnswers[bytes, Generation]):
-    """The engine's memo: generations by request key (`key`)."""
+    """The engine's memo: generations by request key (`slot`)."""
 
     def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
         super().__init__(max_entries, max_bytes)
