@@ -9,10 +9,18 @@ Requests to other routes (`/healthz`, `/metrics`, the journal) are neither logge
 would drown the answers.
 
 The duration is real time (`perf_counter`) read around the answer; it is never part of an answer.
+
+The lines go through `RequestLogHandler`, which `configure_request_log` installs: while it is the access
+logger's only handler, a line is made straight from the `Observed` (no `LogRecord`) and the lines of answers
+that end in the same pass of the event loop are written together, at the start of the next pass (without a
+running loop, at once). Under load that is one write for many answers instead of a write and a flush each.
+A handler added to the logger (or a filter) gets every record, as before; at exit `logging.shutdown`
+flushes what is held.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -34,15 +42,18 @@ __all__ = [
     "JsonLineFormatter",
     "ObserveMiddleware",
     "Observed",
+    "RequestLogHandler",
     "TextLineFormatter",
     "configure_request_log",
     "done",
     "faults_of",
+    "line_fields",
     "note_answered",
     "note_api",
     "note_frames",
     "note_output",
     "observed",
+    "text_line",
 ]
 
 ACCESS_LOGGER = "synthgpt.access"
@@ -166,14 +177,33 @@ def done(scope: Scope, obs: Observed) -> None:
     metrics = getattr(state, "metrics", None)
     if metrics is not None:
         metrics.count(obs, faults, state.mock)
-    if access_log.isEnabledFor(logging.INFO):
+    handler = _sole_handler()
+    if handler is not None:
+        handler.add(handler.line(scope, obs, faults))
+    elif access_log.isEnabledFor(logging.INFO):
         # the record made directly: `info()` would also walk the stack for the caller, on every answer
         record = access_log.makeRecord(ACCESS_LOGGER, logging.INFO, __file__, 0, "answered", (), None,
-                                       extra={"synthgpt": _fields(scope, obs, faults)})  # fmt: skip
+                                       extra={"synthgpt": line_fields(scope, obs, faults)})  # fmt: skip
         access_log.handle(record)
 
 
-def _fields(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> dict[str, Any]:
+def _sole_handler() -> RequestLogHandler | None:
+    """The request log's handler when nothing else would see a record: the access logger's only handler,
+    no filters, the level enabled. Otherwise the line goes through `logging` as any record."""
+    handlers = access_log.handlers
+    if len(handlers) != 1:
+        return None
+    handler = handlers[0]
+    if (
+        type(handler) is not RequestLogHandler or handler.filters or access_log.filters
+        or access_log.disabled or not access_log.isEnabledFor(logging.INFO) or handler.level > logging.INFO
+    ):  # fmt: skip
+        return None
+    return handler
+
+
+def line_fields(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of a request's line, as the JSON line has them and `LogRecord.synthgpt` carries them."""
     return {
         "method": scope["method"],
         "path": scope["path"],
@@ -200,33 +230,100 @@ def _text_value(value: Any) -> str:
     return json.dumps(text) if (" " in text or '"' in text or not text) else text
 
 
-class TextLineFormatter(logging.Formatter):
+def text_line(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> str:
     """`synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed=… duration_ms=1.2`"""
+    return _text_of(line_fields(scope, obs, faults))
+
+
+def _text_of(fields: dict[str, Any]) -> str:
+    head = f"synthgpt: {fields['method']} {fields['path']} {_text_value(fields['status'])}"
+    rest = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items()
+                    if k not in ("method", "path", "status"))  # fmt: skip
+    return f"{head} {rest}"
+
+
+def json_line(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> str:
+    """One JSON object: `time` (UTC, ISO 8601, now), `level`, `logger`, `message` and the fields."""
+    return _json_of(time.time(), "info", ACCESS_LOGGER, "answered", line_fields(scope, obs, faults))
+
+
+def _json_of(created: float, level: str, logger: str, message: str, fields: dict[str, Any] | None) -> str:
+    seconds = int(created)
+    when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    line: dict[str, Any] = {
+        "time": f"{when}.{int((created - seconds) * 1000):03d}Z", "level": level, "logger": logger,
+        "message": message,
+    }  # fmt: skip
+    line.update(fields or {})
+    return _JSON.encode(line)
+
+
+class TextLineFormatter(logging.Formatter):
+    """A record carrying the request's fields (`synthgpt`) as `text_line` writes it; others as usual."""
 
     def format(self, record: logging.LogRecord) -> str:
         fields: dict[str, Any] | None = getattr(record, "synthgpt", None)
-        if fields is None:
-            return super().format(record)
-        head = f"synthgpt: {fields['method']} {fields['path']} {_text_value(fields['status'])}"
-        rest = " ".join(f"{k}={_text_value(v)}" for k, v in fields.items()
-                        if k not in ("method", "path", "status"))  # fmt: skip
-        return f"{head} {rest}"
+        return super().format(record) if fields is None else _text_of(fields)
 
 
 class JsonLineFormatter(logging.Formatter):
     """One JSON object per line: `time` (UTC, ISO 8601), `level`, `logger`, `message` and the fields."""
 
     def format(self, record: logging.LogRecord) -> str:
-        seconds = int(record.created)
-        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-        line: dict[str, Any] = {
-            "time": f"{when}.{int((record.created - seconds) * 1000):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        line.update(getattr(record, "synthgpt", None) or {})
-        return _JSON.encode(line)
+        return _json_of(record.created, record.levelname.lower(), record.name, record.getMessage(),
+                        getattr(record, "synthgpt", None))  # fmt: skip
+
+
+class RequestLogHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The request log's lines on a stream, those of one pass of the event loop in one write (see the
+    module's notes); `flush` writes what is held."""
+
+    def __init__(self, stream: Any, log_format: str) -> None:
+        super().__init__(stream)
+        self.setFormatter(JsonLineFormatter() if log_format == "json" else TextLineFormatter())
+        self.line = json_line if log_format == "json" else text_line
+        self._held: list[str] = []
+        self._flush_due = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        self.add(line)
+
+    def add(self, line: str) -> None:
+        """Write `line` with the others of this pass of the loop, once it ends (no loop here: now)."""
+        with self.lock:  # type: ignore[union-attr]  # made by Handler.__init__
+            self._held.append(line)
+        if len(self._held) >= _MAX_HELD:
+            self.flush()
+            return
+        if not self._flush_due:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+            self._flush_due = True
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        with self.lock:  # type: ignore[union-attr]
+            self._flush_due = False
+            held, self._held = self._held, []
+            stream = self.stream
+            try:
+                if held:
+                    stream.write("\n".join(held) + "\n")
+                if hasattr(stream, "flush"):
+                    stream.flush()
+            except Exception:  # a closed or broken stderr must not fail the answers: the lines are lost
+                pass
+
+
+_MAX_HELD = 256  # lines held at most: a pass of the loop answering more writes them in several writes
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
@@ -236,15 +333,15 @@ def configure_request_log(log_format: str = "text", *, enabled: bool = True, str
     """Send the request lines to stderr (or `stream`) in `log_format` (`text` or `json`); idempotent."""
     if log_format not in LOG_FORMATS:
         raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
-    for handler in list(access_log.handlers):
-        if getattr(handler, "synthgpt_request_log", False):
-            access_log.removeHandler(handler)
+    for old in list(access_log.handlers):
+        if getattr(old, "synthgpt_request_log", False):
+            old.flush()
+            access_log.removeHandler(old)
     access_log.propagate = False  # its own format, whatever the root logger's
     if not enabled:
         access_log.setLevel(logging.CRITICAL + 1)
         return
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonLineFormatter() if log_format == "json" else TextLineFormatter())
+    handler = RequestLogHandler(stream or sys.stderr, log_format)
     handler.synthgpt_request_log = True  # type: ignore[attr-defined]
     access_log.addHandler(handler)
     access_log.setLevel(logging.INFO)

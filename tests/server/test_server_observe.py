@@ -3,6 +3,7 @@ from the real Prometheus exposition; with `--workers 2`, a shared journal and me
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
@@ -52,6 +53,7 @@ async def test_one_text_line_per_answer_naming_api_model_rule_seed_status(log: i
         assert (await c.post("/v1/chat/completions", content=b"{nope")).status_code == 400
         streamed = await c.post("/v1/messages", json={**ask("hi"), "max_tokens": 50, "stream": True})
         assert (await c.get("/healthz")).status_code == 200  # not an API request: not logged
+    await asyncio.sleep(0)  # the lines of a pass of the loop are written when the next pass starts
     seeds = [r.seed for r in mock.journal]
     frames = streamed.text.count("\n\n")
     lines = [_only_duration(line) for line in log.getvalue().splitlines()]
@@ -76,6 +78,7 @@ async def test_json_lines_and_memo_replays_are_logged_alike() -> None:
         mock = MockGPT(seed=3)
         async with client(mock) as c:
             bodies = [(await c.post("/v1/chat/completions", json=HI)).content for _ in range(3)]
+        await asyncio.sleep(0)
     finally:
         configure_request_log("text", enabled=False)
     assert bodies[0] == bodies[1] == bodies[2]
@@ -194,8 +197,90 @@ async def test_frames_of_streams_framed_other_than_sse_are_counted(log: io.Strin
     body = {**ask("Tell me about tides"), "model": "llama3", "stream": True}
     async with client(mock) as c:
         streamed = await c.post("/api/chat", json=body)
+    await asyncio.sleep(0)
     assert streamed.status_code == 200
     lines = streamed.text.splitlines()
     assert len(lines) > 3
     (text, _), = [_only_duration(line) for line in log.getvalue().splitlines()]
     assert text.endswith(f"stream=true frames={len(lines)} faults=-"), text
+
+
+class _Writes(io.StringIO):
+    """A log stream that remembers each write: how the lines reached it, not only what they say."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.writes.append(s)
+        return super().write(s)
+
+
+async def test_answers_ending_in_one_pass_of_the_loop_are_written_in_one_write() -> None:
+    buf = _Writes()
+    configure_request_log("text", stream=buf)
+    try:
+        mock = MockGPT(seed=0)
+        async with client(mock) as c:
+            alone = await c.post("/v1/chat/completions", json=HI)
+            assert alone.status_code == 200 and buf.writes == []  # held to the end of this pass of the loop
+            await asyncio.sleep(0)
+            assert len(buf.writes) == 1
+            asks = [c.post("/v1/chat/completions", json=ask(f"q {i}")) for i in range(4)]
+            together = await asyncio.gather(*asks)
+            assert [r.status_code for r in together] == [200] * 4
+            await asyncio.sleep(0)  # the pass of the loop that wrote them ends
+    finally:
+        configure_request_log("text", enabled=False)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 5
+    assert all(line.startswith("synthgpt: POST /v1/chat/completions 200 ") for line in lines)
+    assert sorted(_only_duration(line)[0].split(" seed=")[1] for line in lines[1:]) == sorted(
+        f"{r.seed} stream=false frames=0 faults=-" for r in list(mock.journal)[1:]
+    )
+    assert len(buf.writes) == 2, buf.writes  # the four answers of one pass: one write
+
+
+def test_the_line_is_the_formatters_line_with_or_without_a_log_record() -> None:
+    import logging
+
+    from synthgpt.server.observe import Observed, TextLineFormatter, line_fields, text_line
+
+    scope = {"method": "POST", "path": "/v1/chat/completions"}
+    cases = [
+        Observed(api="chat", model="gpt-4o", rule="default", seed=2**64 - 1, status=200, duration_s=0.001234),
+        Observed(api="messages", model="a b", rule='say "hi"', seed=None, status=0, stream=True, frames=7),
+        Observed(api="chat", model="", rule="", seed=0, status=429, duration_s=12.0),
+    ]
+    for obs in cases:
+        for faults in ((), ("error",), ("truncate", "slow")):
+            fields = line_fields(scope, obs, faults)
+            record = logging.LogRecord("synthgpt.access", logging.INFO, __file__, 0, "answered", (), None)
+            record.synthgpt = fields
+            assert text_line(scope, obs, faults) == TextLineFormatter().format(record)
+
+
+async def test_a_handler_added_to_the_access_logger_still_gets_every_record() -> None:
+    import logging
+
+    from synthgpt.server.observe import ACCESS_LOGGER
+
+    buf = io.StringIO()
+    configure_request_log("text", stream=buf)
+    seen: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    extra = Keep()
+    logging.getLogger(ACCESS_LOGGER).addHandler(extra)
+    try:
+        async with client(MockGPT(seed=0)) as c:
+            assert (await c.post("/v1/chat/completions", json=HI)).status_code == 200
+    finally:
+        logging.getLogger(ACCESS_LOGGER).removeHandler(extra)  # the handlers flush the records they hold
+        configure_request_log("text", enabled=False)
+    assert len(seen) == 1 and seen[0].synthgpt["rule"] == "default"  # type: ignore[attr-defined]
+    assert buf.getvalue().startswith("synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o ")
