@@ -7,6 +7,7 @@ and after a change mean the change altered no byte on the wire for these request
 
     python -m bench.distinct                         # every case, µs of CPU per request and digests
     python -m bench.distinct --cases chat --profile  # plus a cProfile of one case
+    python -m bench.distinct --memo                  # with the memo on, as served (every lookup misses)
 """
 
 from __future__ import annotations
@@ -60,12 +61,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--synthgpt-root", type=Path, help="import synthgpt from this checkout")
+    ap.add_argument("--memo", action="store_true",
+                    help="keep the memo on, as `serve` does: what its misses cost counts too")  # fmt: skip
     args = ap.parse_args(argv)
     if args.synthgpt_root:
         sys.path.insert(0, str(args.synthgpt_root.resolve()))
+    rule_files = [str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]
     apps = {
-        "builtin": _synthgpt_app([], False),
-        "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))], False),
+        "builtin": _synthgpt_app([], args.memo),
+        "rules": _synthgpt_app(rule_files, args.memo),
     }
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     print(f"synthgpt from {__import__('synthgpt').__file__}")

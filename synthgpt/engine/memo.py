@@ -92,19 +92,33 @@ class KeptAnswers(Generic[K, V]):
 
     def keep(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
         """Keep `value` (about `size` bytes with its key) if `key` was seen before under `gen` and it fits."""
+        if size <= self.max_bytes and self.admit(gen, key):
+            self.store(gen, key, value, size)
+
+    def admit(self, gen: tuple[Any, ...] | None, key: K) -> bool:
+        """Whether the value for `key` is to be kept now: its second sighting under `gen`. The first is
+        noted here, so a caller may ask before it builds the value (a load of all-different requests then
+        builds none)."""
+        with self._lock:
+            if gen is None or gen != self._generation:  # the rules or the clock changed during the draw
+                return False
+            h = hash(key)
+            seen = self._seen
+            if h in seen:
+                del seen[h]
+                return True
+            seen[h] = None
+            if len(seen) > _SEEN:
+                del seen[next(iter(seen))]
+            return False
+
+    def store(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
+        """Keep `value` for `key` (`admit` said so) if it fits, the least recent values going first."""
         if size > self.max_bytes:
             return
         with self._lock:
-            if gen is None or gen != self._generation:  # the rules or the clock changed during the draw
+            if gen is None or gen != self._generation:
                 return
-            h = hash(key)
-            seen = self._seen
-            if h not in seen:
-                seen[h] = None
-                if len(seen) > _SEEN:
-                    del seen[next(iter(seen))]
-                return
-            del seen[h]
             entries = self._entries
             old = entries.pop(key, None)
             if old is not None:

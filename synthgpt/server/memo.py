@@ -79,7 +79,12 @@ class ResponseMemo(KeptAnswers[Key, MemoEntry]):
 
     def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
         """Keep `entry` if `key` was seen before (under this generation) and it fits the bounds."""
-        self.keep(gen, key, entry, entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2]))
+        if self.admit(gen, key):
+            self.store(gen, key, entry, _size(key, entry))
+
+
+def _size(key: Key, entry: MemoEntry) -> int:
+    return entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2])
 
 
 Slot = tuple[ResponseMemo, tuple[Any, ...], Key]
@@ -143,10 +148,12 @@ def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Respons
     if type(response) not in (Response, JsonBody, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
     memo, gen, key = slot
+    if not memo.admit(gen, key):  # the first sighting: nothing is built (a load of distinct requests)
+        return
     wire = response.wire if isinstance(response, PacedStream) else None
     data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
     entry = MemoEntry(
         response.status_code, response.raw_headers, bytes(data), drawn.rule, drawn.record,
         codec.replay_effect(drawn.output, drawn.request), wire,
     )  # fmt: skip
-    memo.put(gen, key, entry)
+    memo.store(gen, key, entry, _size(key, entry))
