@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import DrawError
 from ..model import Choice, ReasoningPart, StreamPlan, TextOut, ToolCallPart, Usage
 from ..tokens import count_tokens, cut_to_tokens
+from .assemble import usage
 
 __all__ = ["apply_limit", "apply_stop", "count_usage", "spelled_by_deltas"]
 
@@ -93,6 +94,8 @@ def count_usage(prompt_tokens: int, choices: list[Choice]) -> Usage:
                 completion += count_tokens(p.text)
             else:
                 completion += count_tokens(p.name) + count_tokens(p.arguments)
+    if type(prompt_tokens) is int:  # the counts are ints: nothing for validation to convert
+        return usage(prompt_tokens, completion, reasoning)
     return Usage(prompt_tokens=prompt_tokens, completion_tokens=completion, reasoning_tokens=reasoning)
 
 
