@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ..model import Choice, ErrorSpec, ModelOutput, StreamPlan, TextOut, Usage
+from ..model import Choice, ErrorSpec, ModelOutput, ReasoningPart, StreamPlan, TextOut, ToolCallPart, Usage
 
-__all__ = ["output", "text_choice", "usage"]
+__all__ = ["cut_choice", "output", "text_choice", "usage", "with_text"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
@@ -48,6 +48,28 @@ def usage(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int) -> 
     )  # fmt: skip
 
 
+_PARTS = (TextOut, ToolCallPart, ReasoningPart)
+
+
+def with_text(part: TextOut | ReasoningPart, text: str) -> TextOut | ReasoningPart:
+    """`part.model_copy(update={"text": text})` for a part of exactly TextOut or ReasoningPart and an exact
+    `str` (the caller checks both)."""
+    data = part.__dict__.copy()
+    data["text"] = text
+    return _assembled(type(part), data, part.__pydantic_fields_set__ | {"text"})
+
+
+def cut_choice(parts: tuple[Any, ...]) -> Choice:
+    """`Choice(parts=parts, finish_reason="length")`: an answer cut at its token limit. Parts of exactly the
+    output part types are kept by validation as they are, so are they here; any other goes through it."""
+    for part in parts:
+        if type(part) not in _PARTS:
+            return Choice(parts=parts, finish_reason="length")
+    return _assembled(
+        Choice, {"parts": parts, "finish_reason": "length", "stop_sequence": None}, {"parts", "finish_reason"}
+    )
+
+
 _OUTPUT_FIELDS = frozenset(ModelOutput.model_fields)
 
 
@@ -75,6 +97,7 @@ def _check_layouts() -> None:
     """The field layouts written out above are the models' own: a field added or moved fails at import."""
     expected: dict[type[BaseModel], tuple[str, ...]] = {
         TextOut: ("kind", "text"),
+        ReasoningPart: ("kind", "text", "signature"),
         Choice: ("parts", "finish_reason", "stop_sequence"),
         Usage: ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens"),
         ModelOutput: (

@@ -14,8 +14,17 @@ from pydantic import BaseModel
 from synthgpt import MockGPT, ModelRequest, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.engine.assemble import output, text_choice, usage
-from synthgpt.model import Choice, ErrorSpec, ModelOutput, StreamPlan, TextOut, Usage
+from synthgpt.engine.assemble import cut_choice, output, text_choice, usage, with_text
+from synthgpt.model import (
+    Choice,
+    ErrorSpec,
+    ModelOutput,
+    ReasoningPart,
+    StreamPlan,
+    TextOut,
+    ToolCallPart,
+    Usage,
+)
 from synthgpt.seeding import derive_seed, seed_after, seed_prefix
 
 SETTINGS = settings(max_examples=200, deadline=None, derandomize=True)
@@ -52,6 +61,20 @@ def test_text_choice_is_the_validated_choice(text: str) -> None:
 
 
 @SETTINGS
+@given(texts, texts, st.booleans())
+def test_a_part_with_other_text_is_the_copy_pydantic_makes(text: str, other: str, reasoning: bool) -> None:
+    part = ReasoningPart(text=text, signature="sig") if reasoning else TextOut(kind="text", text=text)
+    same(with_text(part, other), part.model_copy(update={"text": other}))
+    same(with_text(text_choice(text).parts[0], other), TextOut(text=text).model_copy(update={"text": other}))
+
+
+def test_a_cut_choice_is_the_validated_choice() -> None:
+    parts = (ReasoningPart(text="r"), text_choice("t").parts[0], ToolCallPart(id="c", name="f"))
+    same(cut_choice(parts), Choice(parts=parts, finish_reason="length"))
+    same(cut_choice(()), Choice(parts=(), finish_reason="length"))
+
+
+@SETTINGS
 @given(st.integers(0, 2**40), st.integers(0, 2**40), st.integers(0, 2**40))
 def test_usage_is_the_validated_usage(prompt: int, completion: int, reasoning: int) -> None:
     same(usage(prompt, completion, reasoning),
@@ -80,8 +103,10 @@ class _Str(str):
 
 
 def _answer(value: Any, **rule: Any) -> ModelOutput:
-    mock = MockGPT([Rule("r", m.always(), g.just(None).map(lambda _: value), **rule)])
-    return mock.generate({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
+    asked = rule.pop("request", {})
+    answer = value if isinstance(value, g.Generator) else g.just(None).map(lambda _: value)
+    mock = MockGPT([Rule("r", m.always(), answer, **rule)])
+    return mock.generate({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], **asked})
 
 
 def _validating(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,6 +116,8 @@ def _validating(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drawing, "text_choice", lambda text: Choice(parts=(TextOut(text=text),)))
     monkeypatch.setattr(shaping, "usage", lambda p, c, r: Usage(prompt_tokens=p, completion_tokens=c,
                                                                 reasoning_tokens=r))  # fmt: skip
+    monkeypatch.setattr(shaping, "with_text", lambda part, text: part.model_copy(update={"text": text}))
+    monkeypatch.setattr(shaping, "cut_choice", lambda parts: Choice(parts=parts, finish_reason="length"))
     monkeypatch.setattr(drawing, "output", lambda choices, usage, stream, error, model, seed, created, rule:
                         ModelOutput(choices=choices, usage=usage, stream=stream, error=error, model=model,
                                     id_seed=seed, created=created, rule=rule, embeddings=()))  # fmt: skip
@@ -109,6 +136,11 @@ def _validating(monkeypatch: pytest.MonkeyPatch) -> None:
         (g.Answer("answer", stream=StreamPlan(chunk_chars=2)), {}),
         (g.Answer("cut short", cut_tokens=1), {}),
         (g.Answer("fixed", usage={"completion_tokens": 99}), {}),
+        ("a long answer cut at its limit", {"request": {"max_output_tokens": 3}}),
+        ("cut to nothing", {"request": {"max_output_tokens": 1, "extra": {"stop": ["cut"]}}}),
+        ("thinks, then is cut", {"reasoning": True, "request": {"max_output_tokens": 40}}),
+        (g.reply("text and a call", tool_calls=[g.tool_call("f", {"a": "b" * 50})]),
+         {"request": {"max_output_tokens": 12}}),
     ],
 )
 def test_draw_output_is_the_validated_output(
@@ -119,7 +151,7 @@ def test_draw_output_is_the_validated_output(
     _validating(monkeypatch)
     validated = _answer(value, **rule)
     assert state(fast) == state(validated)
-    assert all(type(p.text) is str for c in fast.choices for p in c.parts)
+    assert all(type(p.text) is str for c in fast.choices for p in c.parts if not isinstance(p, ToolCallPart))
 
 
 def test_an_answer_seed_is_derive_seed_of_seed_rule_and_fingerprint() -> None:
