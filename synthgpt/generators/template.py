@@ -11,6 +11,7 @@ from ..errors import DrawError, RuleError
 from .core import DrawContext, Generator, NumberedKeys
 
 if TYPE_CHECKING:
+    from .fake import Fake
     from .sandbox import Helper
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
@@ -256,9 +257,7 @@ def _fake(*args: Any, **kwargs: Any) -> Generator[Any]:
 
 
 @lru_cache(maxsize=1024)
-def _cached_fake(
-    args: tuple[tuple[type, Any], ...], kwargs: tuple[tuple[str, type, Any], ...]
-) -> Generator[Any]:
+def _cached_fake(args: tuple[tuple[type, Any], ...], kwargs: tuple[tuple[str, type, Any], ...]) -> Fake:
     from .fake import Fake
 
     return Fake(*(a for _, a in args), **{k: v for k, _, v in kwargs})
