@@ -17,7 +17,7 @@ __all__ = ["check_answerable"]
 
 def check_answerable(req: ModelRequest) -> None:
     """Raise RequestError (with `param` and `code`) for the first thing `req` lacks to be answered."""
-    if "model" not in req.model_fields_set:
+    if "model" not in req.__pydantic_fields_set__:  # `model_fields_set`, without its property call
         raise RequestError("Missing required parameter: 'model'.", "model", code="missing_required_parameter")
     if not req.model.strip():
         raise RequestError(

@@ -12,7 +12,7 @@ from .jsonutil import canonical_json
 
 __all__ = [
     "HEX", "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed",
-    "token_from_seed",
+    "seed_after", "seed_prefix", "token_from_seed",
 ]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -33,6 +33,24 @@ def derive_seed(*parts: object) -> int:
         chunks.append(data)
     # one hash call over the joined bytes: the same digest as updating part by part, at half the cost
     return int.from_bytes(hashlib.blake2b(b"".join(chunks), digest_size=8).digest(), "little")
+
+
+def seed_prefix(*parts: object) -> bytes:
+    """The bytes `derive_seed` hashes for `parts`, for parts that recur (an engine's seed and a rule's
+    name): `derive_seed(*first, last)` is `seed_after(seed_prefix(*first), last)`."""
+    chunks: list[bytes] = []
+    for part in parts:
+        data = part if isinstance(part, bytes) else str(part).encode()
+        chunks.append(_LENGTH(len(data)))
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def seed_after(prefix: bytes, part: object) -> int:
+    """`derive_seed` of the parts `prefix` (a `seed_prefix`) holds and then `part`."""
+    data = part if isinstance(part, bytes) else str(part).encode()
+    digest = hashlib.blake2b(prefix + _LENGTH(len(data)) + data, digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 _MASK = (1 << 64) - 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import islice
 
 __all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces", "token_spans"]
 
@@ -61,13 +62,13 @@ def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:
     """The longest prefix of `text` with at most `limit` tokens: (prefix, tokens, was_cut)."""
     if limit <= 0:
         return "", 0, bool(text)
-    n = 0
-    for m in _TOKEN.finditer(text):
-        n += 1
-        if n == limit:
-            end = m.end()
-            return text[:end], n, end < len(text)
-    return text, n, False
+    # the limit-th token, reached by `islice` in C (a Python loop over every token before it cost ~60 ns a
+    # token); a text with fewer tokens is kept whole, `count_tokens` telling how many it has
+    last = next(islice(_TOKEN.finditer(text), limit - 1, None), None)
+    if last is None:
+        return text, count_tokens(text), False
+    end = last.end()
+    return text[:end], limit, end < len(text)
 
 
 def count_message_tokens(texts: Iterable[str]) -> int:

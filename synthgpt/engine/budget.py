@@ -40,8 +40,10 @@ def prompt_tokens(req: ModelRequest) -> int:
     texts: list[str] = []
     for m in req.messages:
         texts.append(m.content)
-        texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
-    texts.extend(req.inputs)
+        if m.tool_calls:  # (a generator made for every message cost more than counting a short one)
+            texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
+    if req.inputs:
+        texts.extend(req.inputs)
     n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
     for t in req.tools:
         n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))

@@ -10,9 +10,10 @@ from ..generators.core import DrawContext
 from ..generators.embedding import EmbeddingVectors
 from ..generators.reply import Answer, Reasoning, to_choice
 from ..limits import Limits
-from ..model import Choice, ModelOutput, ModelRequest
+from ..model import Choice, ErrorSpec, ModelOutput, ModelRequest, StreamPlan
 from ..rules.triggers import without_triggers
 from ..seeding import derive_seed
+from .assemble import output, text_choice
 from .shaping import apply_limit, apply_stop, count_usage, spelled_by_deltas
 
 if TYPE_CHECKING:
@@ -41,18 +42,22 @@ def draw_output(
     """The answer `rule` draws for `req` under `seed` (see `MockGPT.resolve`)."""
     stream = rule.stream
     error = rule.error
+    name = rule.name
+    generator = rule.generator
     fixed_usage: dict[str, int] | None = None
     choices: list[Choice] = []
     embeddings: tuple[tuple[float, ...], ...] = ()
     view = without_triggers(req)  # what the answer is drawn from: triggers steer, they are not asked
     stops = req.stop_sequences if req.extra else ()  # they live in `extra`: most requests have none
+    # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
+    auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
     for i in range(req.n):
         ctx = DrawContext(
             view,
             seed if i == 0 else derive_seed(seed, "choice", i),
             now=now,
             captures=captures,
-            rule=rule.name,
+            rule=name,
             call_index=call_index,
             base_seed=base_seed,
             order_reads=order_reads,
@@ -60,35 +65,42 @@ def draw_output(
             received=req,
         )
         try:
-            value = rule.generator.draw(ctx)
+            value = generator.draw(ctx)
         except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
-            raise DrawError(f"rule {rule.name!r}: {exc}", rule=rule.name, code=exc.code,
+            raise DrawError(f"rule {name!r}: {exc}", rule=name, code=exc.code,
                             public=exc.public) from exc  # fmt: skip
         except SynthGPTError:
             raise
         except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
-            raise DrawError(f"rule {rule.name!r}: {type(exc).__name__}: {exc}", rule=rule.name) from exc
+            raise DrawError(f"rule {name!r}: {type(exc).__name__}: {exc}", rule=name) from exc
         cut: int | None = None
-        finish = None
-        if isinstance(value, Answer):
-            if value.usage is not None:
-                fixed_usage = value.usage
-            stream = value.stream or stream
-            error = value.error or error
-            finish = value.finish_reason
-            cut = value.cut_tokens
-            value = value.value
-        if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
-            embeddings, value = value.vectors, Choice()
-        choice = spelled_by_deltas(to_choice(value, ctx), stream, rule.name)
-        if finish is not None:
-            choice = choice.model_copy(update={"finish_reason": finish})
-        # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
-        auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
+        if type(value) is str:  # most answers: text, the choice assembled without validation
+            choice = text_choice(value)
+            if stream is not None:
+                choice = spelled_by_deltas(choice, stream, name)
+        else:
+            finish = None
+            if isinstance(value, Answer):
+                if value.usage is not None:
+                    fixed_usage = value.usage
+                stream = value.stream or stream
+                error = value.error or error
+                finish = value.finish_reason
+                cut = value.cut_tokens
+                value = value.value
+            if isinstance(value, EmbeddingVectors):  # vectors, not text: nothing to cut, no output tokens
+                embeddings, value = value.vectors, Choice()
+            choice = spelled_by_deltas(to_choice(value, ctx), stream, name)
+            if finish is not None:
+                choice = choice.model_copy(update={"finish_reason": finish})
         if auto and not choice.reasoning and error is None:
             r = Reasoning().draw(ctx.fork("auto-reasoning"))
             choice = Choice(parts=(r, *choice.parts), finish_reason=choice.finish_reason)
-        choices.append(apply_limit(apply_stop(choice, stops), limit, cut))
+        if stops:
+            choice = apply_stop(choice, stops)
+        if limit or cut is not None:
+            choice = apply_limit(choice, limit, cut)
+        choices.append(choice)
     if req.api == "embeddings" and error is None and len(embeddings) != len(req.inputs):
         # said here, where the rule is known, rather than as a bare 500 when the body is encoded
         raise DrawError(
@@ -99,15 +111,25 @@ def draw_output(
     usage = count_usage(prompt_tokens, choices)
     if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
         usage = usage.model_copy(update=fixed_usage)
+    stream = stream or _NO_STREAM
+    # a copy per answer: the rule's ErrorSpec holds dicts (headers, body) a caller could mutate
+    error = None if error is None else error.model_copy(deep=True)
+    model = req.model
+    created = int(now) if stream.created is None else stream.created
+    if (
+        not embeddings and type(model) is str and type(seed) is int and type(created) is int
+        and type(name) is str and isinstance(stream, StreamPlan) and isinstance(error, ErrorSpec | None)
+    ):  # fmt: skip
+        # what validation would keep as it is: assembled directly (the common answer)
+        return output(tuple(choices), usage, stream, error, model, seed, created, name)
     return ModelOutput(
         choices=tuple(choices),
         usage=usage,
-        stream=stream or _NO_STREAM,
-        # a copy per answer: the rule's ErrorSpec holds dicts (headers, body) a caller could mutate
-        error=None if error is None else error.model_copy(deep=True),
-        model=req.model,
+        stream=stream,
+        error=error,
+        model=model,
         id_seed=seed,
-        created=int(now) if stream is None or stream.created is None else stream.created,
-        rule=rule.name,
+        created=created,
+        rule=name,
         embeddings=embeddings,
     )

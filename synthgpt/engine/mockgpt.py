@@ -20,7 +20,7 @@ from ..journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Journal, P
 from ..limits import DEFAULT_LIMITS, Limits, check_answer_size
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..rules.rule import Resolved, Rule, RuleSet
-from ..seeding import derive_seed
+from ..seeding import seed_after, seed_prefix
 from ..state.base import CallCounter
 from .arguments import as_clock, as_ruleset
 from .budget import Budget, budget_for, prompt_tokens
@@ -79,6 +79,7 @@ class MockGPT:
         """Called once per call when it has ended: `on_finish(record, error, cancelled)` (see `finish`)."""
         self._finishing = threading.Lock()
         self._memo = DrawMemo()
+        self._seed_prefixes: tuple[int, dict[str, bytes]] = (self.seed, {})
 
     @property
     def journal(self) -> CallJournal:
@@ -189,14 +190,14 @@ class MockGPT:
 
     def _draw(self, request: ModelRequest | Mapping[str, Any], api: ApiKind | None) -> Generation:
         started = time.perf_counter()  # timing for the journal only; never shapes an answer
-        req = ModelRequest.from_dict(request)
+        req = request if type(request) is ModelRequest else ModelRequest.from_dict(request)
         if api is not None and req.api != api:
             req = req.model_copy(update={"api": api})
         rules = self.rules
         prompt_tokens, limit, thinks = budget_for(req, rules.profiles, self.context_window)
         resolved = rules.resolve(req, self.counter)
         rule = resolved.rule
-        seed = derive_seed(self.seed, rule.name, req.fingerprint())
+        seed = self._answer_seed(rule.name, req.fingerprint())
         now = self.clock.now()
         reads: list[int] = []  # the draw's reads of the call count, if any
         try:
@@ -215,6 +216,19 @@ class MockGPT:
             raise resolved.unshared
         record = self.journal.add(record_builder(rule, req, out, seed, now, resolved.captures, started))
         return Generation(out, rule, record, not reads and resolved.order_free)
+
+    def _answer_seed(self, rule: str, fingerprint: int) -> int:
+        """`derive_seed(self.seed, rule, fingerprint)`, the seed of every answer: the engine's seed and the
+        rule's name are encoded once per rule, not per answer."""
+        seed, prefixes = self._seed_prefixes
+        if seed is not self.seed:  # `seed` is public: an engine given another draws under that one
+            seed, prefixes = self._seed_prefixes = (self.seed, {})
+        prefix = prefixes.get(rule)
+        if prefix is None:
+            if len(prefixes) >= 4096:  # rule names come and go with rule lists: keep the map bounded
+                prefixes.clear()
+            prefix = prefixes[rule] = seed_prefix(seed, rule)
+        return seed_after(prefix, fingerprint)
 
     def generate_traced(
         self, request: ModelRequest | Mapping[str, Any], *, api: ApiKind | None = None

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import DrawError
 from ..model import Choice, ReasoningPart, StreamPlan, TextOut, ToolCallPart, Usage
 from ..tokens import count_tokens, cut_to_tokens
+from .assemble import cut_choice, usage, with_text
 
 __all__ = ["apply_limit", "apply_stop", "count_usage", "spelled_by_deltas"]
 
@@ -56,7 +57,8 @@ def apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:
             if did:
                 was_cut = True
             if text or not did:
-                parts.append(p.model_copy(update={"text": text}))
+                exact = (type(p) is TextOut or type(p) is ReasoningPart) and type(text) is str
+                parts.append(with_text(p, text) if exact else p.model_copy(update={"text": text}))
             if did:
                 break
         elif isinstance(p, ToolCallPart):
@@ -78,7 +80,7 @@ def apply_limit(choice: Choice, limit: int | None, cut: int | None) -> Choice:
         was_cut = True  # the fault asks for `length` even when the text happened to fit
     if not was_cut:
         return choice
-    return Choice(parts=tuple(parts), finish_reason="length")
+    return cut_choice(tuple(parts))
 
 
 def count_usage(prompt_tokens: int, choices: list[Choice]) -> Usage:
@@ -93,6 +95,8 @@ def count_usage(prompt_tokens: int, choices: list[Choice]) -> Usage:
                 completion += count_tokens(p.text)
             else:
                 completion += count_tokens(p.name) + count_tokens(p.arguments)
+    if type(prompt_tokens) is int:  # the counts are ints: nothing for validation to convert
+        return usage(prompt_tokens, completion, reasoning)
     return Usage(prompt_tokens=prompt_tokens, completion_tokens=completion, reasoning_tokens=reasoning)
 
 

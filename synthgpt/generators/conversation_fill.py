@@ -112,11 +112,16 @@ def _person_name(text: str) -> str | None:
 @functools.lru_cache(maxsize=256)
 def _stated_number(text: str, field: str) -> int | float | None:
     """A number the text gives for `field`: "25 years old" for an age, "<field> is 25" / "<field>: 25"."""
-    if field == "age":
+    # ASCII text (nearly all): a pattern matches only where its words are, lower-cased, so a text without
+    # them skips its regex pass (a schema asks this for each of its number fields, per request)
+    low = text.lower() if text.isascii() else None
+    if field == "age" and (low is None or "age" in low or "old" in low):
         found = _AGE.search(text)
         if found:
             return int(found.group(1) or found.group(2))
-    pattern = _number_after(field)
+    pattern, words = _number_after(field)
+    if low is not None and not all(w in low for w in words):
+        return None
     found = pattern.search(text) if pattern is not None else None
     if not found:
         return None
@@ -125,12 +130,14 @@ def _stated_number(text: str, field: str) -> int | float | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _number_after(field: str) -> re.Pattern[str] | None:
-    """The pattern of "<field> is 25" for `field`, compiled once per field (the text changes per request)."""
-    words = r"[\s_-]*".join(re.escape(w) for w in re.findall(r"[a-z]+|\d+", field))
+def _number_after(field: str) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
+    """The pattern of "<field> is 25" for `field`, compiled once per field (the text changes per request),
+    and the words it looks for."""
+    found = tuple(re.findall(r"[a-z]+|\d+", field))
+    words = r"[\s_-]*".join(re.escape(w) for w in found)
     if not words:
-        return None
-    return re.compile(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", re.I)
+        return None, found
+    return re.compile(rf"\b{words}\s*(?:is|of|=|:|was)?\s*(-?\d+(?:\.\d+)?)\b", re.I), found
 
 
 # -- checking one value against one field's schema -------------------------------------------------------

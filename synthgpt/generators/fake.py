@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RuleError, UnknownNameError
 from ..jsonutil import dumps
-from ..seeding import derive_seed
+from ..seeding import DrawRandom, derive_seed
 from .core import DrawContext, Generator
 from .faker_time import pin_faker_modules, pinned_now
 
@@ -279,12 +279,19 @@ class Fake(Generator[Any]):
 
     def draw(self, ctx: DrawContext) -> Any:
         if self._native is not None:
-            return self._native(ctx.rng, **self.kwargs)
+            return self._native(ctx.rng, **self.kwargs)  # (a context's RNG may have drawn before)
+        return self.at(ctx.seed, ctx.now)
+
+    def at(self, seed: int, now: float) -> Any:
+        """What `draw` gives in a new context (a fork) of this seed and clock reading: all such a value
+        depends on, so a caller that knows a fork's seed (a template's n-th draw) need not build the fork."""
+        if self._native is not None:
+            return self._native(DrawRandom(seed), **self.kwargs)  # a new context's `rng`
         if self.provider in TABLED_PROVIDERS:
-            return fake_value(ctx.seed, self.locale, self.provider, self.kwargs, self._key)
+            return fake_value(seed, self.locale, self.provider, self.kwargs, self._key)
         # relative dates ("date_of_birth", "past_date", …) count from the injected clock, not the wall clock
-        with pinned_now(ctx.now):
-            value = getattr(faker_for(ctx.seed, self.locale), self.provider)(**self.kwargs)
+        with pinned_now(now):
+            value = getattr(faker_for(seed, self.locale), self.provider)(**self.kwargs)
         return _jsonable(value)
 
     def __repr__(self) -> str:

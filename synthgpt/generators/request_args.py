@@ -94,6 +94,9 @@ def _places(text: str) -> tuple[str | None, dict[str, str]]:
     return next(iter(out.values()), None), out
 
 
+_DETERMINER = re.compile(r"^(a|an|the|my|your) ")
+
+
 @functools.lru_cache(maxsize=16)
 def _read(text: str) -> tuple[str | None, dict[str, str], str | None, MessageValues]:
     """What `fill_from_request` reads from a message: its places, its subject and its values. Kept for the
@@ -102,7 +105,7 @@ def _read(text: str) -> tuple[str | None, dict[str, str], str | None, MessageVal
     text = read_window(text)
     place, places = _places(text)  # one scan: `place` is what `place_name` gives
     about = topic(text)
-    subject = None if about == "this" else re.sub(r"^(a|an|the|my|your) ", "", about)
+    subject = None if about == "this" else _DETERMINER.sub("", about)
     return place, places, subject, MessageValues.of(text)
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RuleError
 from .core import DrawContext, Generator, NumberedKeys
+
+if TYPE_CHECKING:
+    from .fake import Fake
+    from .sandbox import Helper
 
 __all__ = ["TEMPLATE_NAMES", "Template"]
 
@@ -100,32 +104,27 @@ class Template(Generator[str]):
         return list(self._unknown)
 
     def draw(self, ctx: DrawContext) -> str:
-        from .sandbox import render, render_chunks
-
+        late = _LATE or _load()
         if self._plain is not None:
-            from .template_plain import NotPlain, plain_chunks
-
-            scope, counter = self._scope(ctx)
+            scope, counter = self._scope(ctx, late)
             pieces = self._plain
+            plain_chunks = late.plain_chunks
             try:
-                return render_chunks(lambda: plain_chunks(pieces, scope, ctx, counter), ctx.limits)
-            except NotPlain:  # render it with Jinja, from the start (the draws are made again, alike)
+                return late.render_chunks(lambda: plain_chunks(pieces, scope, ctx, counter), ctx.limits)
+            except late.NotPlain:  # render it with Jinja, from the start (the draws are made again, alike)
                 pass
-        scope, _ = self._scope(ctx)
+        scope, _ = self._scope(ctx, late)
         import jinja2  # loaded when the template was built: a look-up in sys.modules
 
         try:
-            return render(self._template, scope, ctx.limits)
+            return late.render(self._template, scope, ctx.limits)
         except jinja2.TemplateError as exc:  # an undefined name, a refused call or attribute
             raise DrawError(f"template: {exc.message}") from None
 
-    def _scope(self, ctx: DrawContext) -> tuple[dict[str, Any], itertools.count[int]]:
+    def _scope(self, ctx: DrawContext, late: _Late) -> tuple[dict[str, Any], itertools.count[int]]:
         """What a render sees, and the counter that numbers its draws (each draws from its own fork)."""
-        from .registry import REGISTRY
-        from .sandbox import Helper, template_data
-
         counter = itertools.count()
-        req = ctx.request
+        helper = late.Helper
 
         def drawer(factory: Any) -> Helper:
             def call(*args: Any, **kwargs: Any) -> Any:
@@ -135,7 +134,7 @@ class Template(Generator[str]):
                     raise DrawError(f"template: {exc}") from None
                 return gen.draw(ctx.fork_key(template_key(next(counter))))
 
-            return Helper(call)
+            return helper(call)
 
         def seeded_random(seq: Sequence[Any]) -> Any:
             items = list(seq)
@@ -143,26 +142,10 @@ class Template(Generator[str]):
                 raise DrawError("template: `random` filter on an empty sequence")
             return items[ctx.fork_key(template_key(next(counter))).rng.randrange(len(items))]
 
-        names = self._names
-        scope: dict[str, Any] = {name: drawer(REGISTRY[name]) for name in names if name in REGISTRY}
-        # plain data only: the live pydantic objects carry public methods (parse_raw, parse_file, …)
-        builtins: dict[str, Callable[[], Any]] = {
-            "request": lambda: template_data(req),
-            "last_user": lambda: req.last_user,
-            "messages": lambda: template_data(req)["messages"],
-            "system": lambda: req.system,
-            "model": lambda: req.model,
-            "tools": lambda: template_data(req)["tools"],
-            "tool_results": lambda: template_data(req)["tool_results"],
-            "turn": lambda: req.turn,
-            "call_index": lambda: ctx.call_index,
-            "now": lambda: ctx.now,
-            "captures": lambda: dict(ctx.captures),
-            "fake": lambda: drawer(_fake),
-            "tool_result": lambda: Helper(_tool_result_reader(req)),
-            "round": lambda: _tool_rounds(req),
-        }
-        scope.update((name, builtins[name]()) for name in self._builtin_names)
+        registry = late.REGISTRY
+        scope: dict[str, Any] = {name: drawer(registry[name]) for name in self._names if name in registry}
+        # only the built-in names the template reads are made (`_BUILTINS`: plain data, see there)
+        scope.update((name, _BUILTINS[name](ctx, drawer)) for name in self._builtin_names)
         scope.update(ctx.captures)  # a capture the rule's author named wins over a built-in of that name
         missing = [n for n in self._unknown if n not in scope]
         if missing:
@@ -175,6 +158,58 @@ class Template(Generator[str]):
 
     def __repr__(self) -> str:
         return f"template({self.source!r})"
+
+
+class _Late:
+    """What a render uses from the modules a template imports when it is built (the sandbox loads Jinja2;
+    the registry imports this module): taken once, as an import statement in every render cost ~1.5 µs."""
+
+    def __init__(self) -> None:
+        from .registry import REGISTRY
+        from .sandbox import Helper, render, render_chunks, template_data
+        from .template_plain import NotPlain, plain_chunks
+
+        self.REGISTRY = REGISTRY
+        self.Helper = Helper
+        self.render = render
+        self.render_chunks = render_chunks
+        self.template_data = template_data
+        self.NotPlain = NotPlain
+        self.plain_chunks = plain_chunks
+
+
+_LATE: _Late | None = None
+
+
+def _load() -> _Late:
+    global _LATE
+    _LATE = _Late()
+    return _LATE
+
+
+def _data(req: Any) -> dict[str, Any]:
+    return (_LATE or _load()).template_data(req)
+
+
+# Each built-in name's value for a render, made only for the templates that read it (a dict of closures
+# made per render cost more than most renders): plain data only, as the live pydantic objects carry public
+# methods (parse_raw, parse_file, …). Called with the draw's context and its drawer of generators.
+_BUILTINS: dict[str, Callable[[DrawContext, Callable[[Any], Any]], Any]] = {
+    "request": lambda ctx, drawer: _data(ctx.request),
+    "last_user": lambda ctx, drawer: ctx.request.last_user,
+    "messages": lambda ctx, drawer: _data(ctx.request)["messages"],
+    "system": lambda ctx, drawer: ctx.request.system,
+    "model": lambda ctx, drawer: ctx.request.model,
+    "tools": lambda ctx, drawer: _data(ctx.request)["tools"],
+    "tool_results": lambda ctx, drawer: _data(ctx.request)["tool_results"],
+    "turn": lambda ctx, drawer: ctx.request.turn,
+    "call_index": lambda ctx, drawer: ctx.call_index,
+    "now": lambda ctx, drawer: ctx.now,
+    "captures": lambda ctx, drawer: dict(ctx.captures),
+    "fake": lambda ctx, drawer: drawer(_fake),
+    "tool_result": lambda ctx, drawer: (_LATE or _load()).Helper(_tool_result_reader(ctx.request)),
+    "round": lambda ctx, drawer: _tool_rounds(ctx.request),
+}
 
 
 def _tool_rounds(req: Any) -> int:
@@ -222,9 +257,7 @@ def _fake(*args: Any, **kwargs: Any) -> Generator[Any]:
 
 
 @lru_cache(maxsize=1024)
-def _cached_fake(
-    args: tuple[tuple[type, Any], ...], kwargs: tuple[tuple[str, type, Any], ...]
-) -> Generator[Any]:
+def _cached_fake(args: tuple[tuple[type, Any], ...], kwargs: tuple[tuple[str, type, Any], ...]) -> Fake:
     from .fake import Fake
 
     return Fake(*(a for _, a in args), **{k: v for k, _, v in kwargs})

@@ -20,6 +20,7 @@ from typing import Any
 from jinja2 import nodes
 
 from ..errors import DrawError, RuleError
+from ..seeding import mix_seed
 from .core import DrawContext
 from .sandbox import Helper
 from .template import FakeKey, _cached_fake, fake_key, template_key
@@ -97,7 +98,8 @@ def plain_chunks(
                     gen = _cached_fake(*key)
                 except RuleError as exc:
                     raise DrawError(f"template: {exc}") from None
-                yield str(gen.draw(ctx.fork_key(template_key(next(counter)))))
+                # what the draw's fork gives, from its seed: no context made for it
+                yield str(gen.at(mix_seed(ctx.seed, template_key(next(counter))), ctx.now))
             else:
                 fn = scope.get(name)
                 if type(fn) is not Helper:

@@ -58,6 +58,25 @@ def test_the_ascii_count_is_the_regex_count(text: str) -> None:
     assert count_tokens(text) == len(token_spans(text))
 
 
+def _cut_token_by_token(text: str, limit: int) -> tuple[str, int, bool]:
+    """`cut_to_tokens` as one loop over the tokens."""
+    if limit <= 0:
+        return "", 0, bool(text)
+    n = 0
+    for _, end in token_spans(text):
+        n += 1
+        if n == limit:
+            return text[:end], n, end < len(text)
+    return text, n, False
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=120) | st.text(max_size=60),
+       limit=st.integers(-1, 50))  # fmt: skip
+def test_a_cut_is_the_one_counting_token_by_token_gives(text: str, limit: int) -> None:
+    assert cut_to_tokens(text, limit) == _cut_token_by_token(text, limit)
+
+
 def test_cut_to_tokens() -> None:
     assert cut_to_tokens("one two six", 2) == ("one two", 2, True)
     assert cut_to_tokens("one two", 5) == ("one two", 2, False)

@@ -7,9 +7,14 @@ import json
 import re
 import subprocess
 import sys
+from typing import Any
+
+import pytest
 
 from synthgpt import generators as g
-from synthgpt.generators.fake import _TABLES, TABLE_SIZE, TABLED_PROVIDERS, fake_value
+from synthgpt.generators.core import DrawContext
+from synthgpt.generators.fake import _TABLES, TABLE_SIZE, TABLED_PROVIDERS, Fake, fake_value
+from synthgpt.model import ModelRequest
 
 _DRAW = """
 import json
@@ -121,3 +126,17 @@ def test_a_structured_output_of_common_fields_needs_no_faker() -> None:
     assert imported == "False", text
     doc = json.loads(text)
     assert re.fullmatch(r"[^@\s]+@[^@\s]+\.\w+", doc["email"]) and doc["name"] and doc["city"]
+
+
+@pytest.mark.parametrize(
+    "provider, kwargs",
+    [("name", {}), ("city", {}), ("bothify", {"text": "??-###"}), ("day_of_week", {}),
+     ("pyint", {"min_value": 1, "max_value": 9}), ("date_of_birth", {})],
+)
+def test_a_value_at_a_seed_is_what_a_fork_of_that_seed_draws(provider: str, kwargs: dict[str, Any]) -> None:
+    """`Fake.at(seed, now)`: the template's plain path draws a fork's value without making the fork."""
+    fake = Fake(provider, **kwargs)
+    parent = DrawContext(ModelRequest(), 77, now=1_767_225_600.0)
+    for key in range(40):
+        fork = parent.fork_key(key * 0x9E3779B97F4A7C15 % 2**64)
+        assert fake.at(fork.seed, fork.now) == fake.draw(fork)
