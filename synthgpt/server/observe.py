@@ -231,8 +231,20 @@ def _text_value(value: Any) -> str:
 
 
 def text_line(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> str:
-    """`synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed=… duration_ms=1.2`"""
-    return _text_of(line_fields(scope, obs, faults))
+    """`synthgpt: POST /v1/chat/completions 200 api=chat model=gpt-4o rule=default seed=… duration_ms=1.2`:
+    the text of `line_fields` as `TextLineFormatter` writes it, made without the dict (tested equal)."""
+    model, rule, seed = obs.model, obs.rule, obs.seed
+    ms = round(obs.duration_s * 1000.0, 3)
+    return (
+        f"synthgpt: {scope['method']} {scope['path']} {obs.status or '-'} api={_text_str(obs.api)}"
+        f" model={_text_str(model) if model else '-'} rule={_text_str(rule) if rule else '-'}"
+        f" seed={'-' if seed is None else seed} stream={'true' if obs.stream else 'false'}"
+        f" frames={obs.frames} faults={','.join(faults) or '-'} duration_ms={ms}"
+    )
+
+
+def _text_str(text: str) -> str:
+    return json.dumps(text) if (" " in text or '"' in text or not text) else text
 
 
 def _text_of(fields: dict[str, Any]) -> str:

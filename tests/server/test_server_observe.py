@@ -252,6 +252,7 @@ def test_the_line_is_the_formatters_line_with_or_without_a_log_record() -> None:
         Observed(api="chat", model="gpt-4o", rule="default", seed=2**64 - 1, status=200, duration_s=0.001234),
         Observed(api="messages", model="a b", rule='say "hi"', seed=None, status=0, stream=True, frames=7),
         Observed(api="chat", model="", rule="", seed=0, status=429, duration_s=12.0),
+        Observed(api="", model='"', rule="r", seed=-1, status=500, frames=0, duration_s=1e-9),
     ]
     for obs in cases:
         for faults in ((), ("error",), ("truncate", "slow")):
