@@ -30,7 +30,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefin
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
 from .jsonutil import canonical_bytes, canonical_bytes_strict, dumps
-from .seeding import canonical_json, derive_seed
+from .seeding import canonical_json, derive_seed_from
 
 __all__ = [
     "ApiKind",
@@ -382,7 +382,7 @@ class ModelRequest(_Frozen):
                 # pydantic writes a lone surrogate in a dict field's own keys as U+FFFD instead of failing
                 if b"\xef\xbf\xbd" in body and _find_lone_surrogate(self.model_dump(by_alias=True), ()):
                     raise _lone_surrogate_error(self)
-            cached = private["_fingerprint"] = derive_seed(body)
+            cached = private["_fingerprint"] = derive_seed_from(b"", body)  # derive_seed(body)
         return cached
 
     def _fingerprinted_json(self) -> bytes:

@@ -11,8 +11,8 @@ from typing import Any
 from .jsonutil import canonical_json
 
 __all__ = [
-    "HEX", "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed",
-    "token_from_seed",
+    "HEX", "DrawRandom", "canonical_json", "derive_seed", "derive_seed_from", "label_key", "make_rng",
+    "mix_seed", "seed_prefix", "token_from_seed",
 ]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -33,6 +33,20 @@ def derive_seed(*parts: object) -> int:
         chunks.append(data)
     # one hash call over the joined bytes: the same digest as updating part by part, at half the cost
     return int.from_bytes(hashlib.blake2b(b"".join(chunks), digest_size=8).digest(), "little")
+
+
+def seed_prefix(*parts: object) -> bytes:
+    """What `derive_seed` hashes for `parts`, kept for `derive_seed_from`: leading parts shared by many
+    seeds (an engine seed and a label) encoded once."""
+    datas = (part if isinstance(part, bytes) else str(part).encode() for part in parts)
+    return b"".join([_LENGTH(len(data)) + data for data in datas])
+
+
+def derive_seed_from(prefix: bytes, data: bytes) -> int:
+    """`derive_seed(*parts, data)` where `prefix` is `seed_prefix(*parts)` (b"": `derive_seed(data)`), for
+    one last part given as the bytes `derive_seed` makes of it (`str(part).encode()`; bytes as they are)."""
+    digest = hashlib.blake2b(prefix + _LENGTH(len(data)) + data, digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 _MASK = (1 << 64) - 1

@@ -39,4 +39,5 @@ class Envelope:
 
 def decode_envelope(raw: bytes, headers: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> Envelope:
     """The body parsed (RequestError when it is not JSON) and the headers decoded, credentials dropped."""
-    return Envelope(parse_body(raw), KeptHeaders(journal_headers(headers)))
+    kept = headers if isinstance(headers, KeptHeaders) else KeptHeaders(journal_headers(headers))
+    return Envelope(parse_body(raw), kept)
