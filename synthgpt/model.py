@@ -592,6 +592,7 @@ _M = TypeVar("_M", bound=BaseModel)
 _Layout = tuple[dict[str, Any], tuple[tuple[str, Any], ...], dict[str, Any] | None]
 _LAYOUTS: dict[type[BaseModel], _Layout] = {}
 _PRIVATE_FACTORIES: set[type[BaseModel]] = set()
+_new = object.__new__
 
 
 def _layout(cls: type[BaseModel]) -> _Layout:
@@ -636,7 +637,7 @@ def built(cls: type[_M], /, **fields: Any) -> _M:
         if name not in fields:
             data[name] = factory()
     data.update(fields)
-    obj = cls.__new__(cls)
+    obj = _new(cls)  # pydantic models define no __new__: `cls.__new__` is this, found after a walk of the MRO
     setattr_ = object.__setattr__
     setattr_(obj, "__dict__", data)
     setattr_(obj, "__pydantic_fields_set__", set(fields))

@@ -215,10 +215,12 @@ def answer(
     return accepted if isinstance(accepted, Answered) else respond(mock, codec, accepted)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Accepted:
     """A request decoded and served, not yet answered: `answer` is `accept`, then `respond`. (The server
-    looks at `request` in between: a request whose answer may be large is answered in a worker thread.)"""
+    looks at `request` in between: a request whose answer may be large is answered in a worker thread.)
+    Read only, by convention: a frozen dataclass's `__init__` (an `object.__setattr__` per field) cost
+    ~0.9 µs of every request, four times this one's."""
 
     request: ModelRequest
     body: Any
