@@ -36,18 +36,14 @@ def derive_seed(*parts: object) -> int:
 
 
 def seed_prefix(*parts: object) -> bytes:
-    """The bytes `derive_seed` hashes for `parts`, for parts that recur (an engine's seed and a rule's
-    name): `derive_seed(*first, last)` is `seed_after(seed_prefix(*first), last)`."""
-    chunks: list[bytes] = []
-    for part in parts:
-        data = part if isinstance(part, bytes) else str(part).encode()
-        chunks.append(_LENGTH(len(data)))
-        chunks.append(data)
-    return b"".join(chunks)
+    """The bytes `derive_seed` hashes for `parts`, for leading parts that recur (an engine's seed and a
+    rule's name, or a label): `derive_seed(*first, last)` is `seed_after(seed_prefix(*first), last)`."""
+    datas = (part if isinstance(part, bytes) else str(part).encode() for part in parts)
+    return b"".join([_LENGTH(len(data)) + data for data in datas])
 
 
 def seed_after(prefix: bytes, part: object) -> int:
-    """`derive_seed` of the parts `prefix` (a `seed_prefix`) holds and then `part`."""
+    """`derive_seed` of the parts `prefix` (a `seed_prefix`; b"" for none) holds and then `part`."""
     data = part if isinstance(part, bytes) else str(part).encode()
     digest = hashlib.blake2b(prefix + _LENGTH(len(data)) + data, digest_size=8).digest()
     return int.from_bytes(digest, "little")

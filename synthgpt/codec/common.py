@@ -103,6 +103,8 @@ def _scan(raw: bytes, needles: tuple[bytes, ...]) -> bool:
 
 
 def _has_wide_integer(raw: bytes) -> bool:
+    if len(raw) <= _SCAN_PIECE:  # every body but a huge one: `_scan` without its generator (~0.2 µs)
+        return _WIDE_INTEGER in raw.translate(_DIGITS)
     return _scan(raw, (_WIDE_INTEGER,))
 
 

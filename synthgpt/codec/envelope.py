@@ -28,9 +28,10 @@ parse_body = parse_json_body
 """The body's JSON (see `common.parse_json_body`: every route that reads a JSON body uses it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Envelope:
-    """A request's JSON body and the headers a ModelRequest keeps of it."""
+    """A request's JSON body and the headers a ModelRequest keeps of it. Read only, by convention (not
+    frozen: a frozen dataclass's `__init__` costs three times a plain one's, on every request)."""
 
     body: Any
     headers: KeptHeaders
@@ -39,4 +40,5 @@ class Envelope:
 
 def decode_envelope(raw: bytes, headers: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> Envelope:
     """The body parsed (RequestError when it is not JSON) and the headers decoded, credentials dropped."""
-    return Envelope(parse_body(raw), KeptHeaders(journal_headers(headers)))
+    kept = headers if isinstance(headers, KeptHeaders) else KeptHeaders(journal_headers(headers))
+    return Envelope(parse_body(raw), kept)

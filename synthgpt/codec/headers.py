@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-__all__ = ["CREDENTIAL_HEADERS", "KeptHeaders", "is_credential", "journal_headers"]
+__all__ = ["CREDENTIAL_HEADERS", "KeptHeaders", "is_credential", "journal_headers", "kept_raw_headers"]
 
 CREDENTIAL_HEADERS = frozenset(
     {
@@ -85,3 +85,27 @@ def journal_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> t
         if name is not None:
             out.append((name, v))
     return tuple(out)
+
+
+_RAW_KEPT: dict[bytes, str | None] = {}
+"""`_KEPT` for names as ASGI sends them (bytes)."""
+
+
+def kept_raw_headers(raw: Iterable[tuple[bytes, bytes]]) -> KeptHeaders:
+    """`KeptHeaders(journal_headers(Headers(raw=raw)))` in one pass over an ASGI scope's raw header list
+    (names and values latin-1, as Starlette's `Headers` decodes them): what the API routes hand
+    `pipeline.accept`, without a `Headers` object and a list of decoded pairs made on the way."""
+    kept = _RAW_KEPT
+    out = []
+    for k, v in raw:
+        try:
+            name = kept[k]
+        except KeyError:
+            text = k.decode("latin-1")
+            name = None if is_credential(text) else text.lower()
+            if len(kept) >= _KEPT_MAX:
+                kept.clear()
+            kept[k] = name
+        if name is not None:
+            out.append((name, v.decode("latin-1")))
+    return KeptHeaders(tuple(out))

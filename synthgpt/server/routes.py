@@ -27,6 +27,7 @@ from ..codec.cohere.encode import CohereCodec
 from ..codec.embeddings import EmbeddingsCodec
 from ..codec.gemini.embed import GeminiEmbedCodec
 from ..codec.gemini.encode import GeminiCodec
+from ..codec.headers import kept_raw_headers
 from ..codec.ollama.encode import OllamaCodec, OllamaEmbedCodec
 from ..codec.openai_chat.encode import ChatCodec
 from ..codec.openai_responses.encode import ResponsesCodec
@@ -210,14 +211,16 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
     pace = pacer()
     if pace.running:  # let running paced streams' frames out before this request's work
         await pace.admit()
-    headers = Headers(raw=raw_headers)
     worker: Worker = state.worker
     shared: SharedAnswers | None = state.shared
     if shared is not None:  # `--state redis`: its round trips are awaited outside the draw lock
+        # every header, credentials too: the shared memo keys on them (`state.memo`)
+        headers = Headers(raw=raw_headers)
         answered = await shared.answer(mock, codec, raw, headers, _params(scope), path, worker)
     else:
+        kept = kept_raw_headers(raw_headers)  # what the request keeps of them, decoded in one pass
         async with worker.lock:  # one draw at a time, on the loop or in the worker (see server.offload)
-            accepted = await worker.accept(mock, codec, raw, headers, _params(scope), path)
+            accepted = await worker.accept(mock, codec, raw, kept, _params(scope), path)
             if isinstance(accepted, Answered):
                 answered = accepted
             else:

@@ -9,7 +9,7 @@ import pytest
 
 from synthgpt.codec.common import parse_json_stdlib
 from synthgpt.codec.envelope import decode_envelope, parse_body
-from synthgpt.codec.headers import KeptHeaders, journal_headers
+from synthgpt.codec.headers import KeptHeaders, journal_headers, kept_raw_headers
 from synthgpt.errors import RequestError
 
 BODIES: list[bytes] = [
@@ -54,6 +54,29 @@ def test_headers_are_decoded_once_credentials_dropped() -> None:
     assert journal_headers(envelope.headers) is envelope.headers.pairs  # decoding again costs nothing
     assert envelope.headers["X-CASE"] == "b" and "authorization" not in envelope.headers
     assert dict(envelope.headers) == {"x-case": "b"} and len(envelope.headers) == 1
+
+
+RAW_HEADERS: list[list[tuple[bytes, bytes]]] = [
+    [],
+    [(b"host", b"127.0.0.1:8000"), (b"content-length", b"12"), (b"authorization", b"Bearer sk-x"),
+     (b"content-type", b"application/json"), (b"x-stainless-lang", b"python")],
+    [(b"X-Api-Key", b"k"), (b"X-Case", b"a"), (b"x-case", b"b"), (b"Cookie", b"s=1"), (b"x-auth-token", b"t"),
+     (b"X-Portkey-Api-Key", b"p"), (b"anthropic-version", b"2023-06-01"), (b"x-\xe9", b"caf\xe9 \xff")],
+    [(b"ocp-apim-subscription-key", b"k"), (b"x-amz-security-token", b"t"), (b"x-session-id", b"s"),
+     (b"user-agent", b"OpenAI/Python 1.0"), (b"user-agent", b"again")],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("raw", RAW_HEADERS)
+def test_raw_headers_are_kept_as_starlettes_headers_are(raw: list[tuple[bytes, bytes]]) -> None:
+    """The routes decode the raw ASGI list in one pass: the pairs a `Headers` object would have given."""
+    from starlette.datastructures import Headers
+
+    for _ in range(2):  # the second time from the cache of names
+        kept = kept_raw_headers(raw)
+        assert isinstance(kept, KeptHeaders)
+        assert kept.pairs == journal_headers(Headers(raw=raw))
+        assert decode_envelope(b"{}", kept).headers is kept  # taken as decoded
 
 
 @pytest.mark.parametrize("offset", [-19, -10, -1, 0, 1])

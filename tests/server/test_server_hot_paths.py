@@ -52,6 +52,27 @@ def test_seeds_and_ids_match_the_plain_algorithms() -> None:
     )
 
 
+def test_prefixed_seeds_and_the_answer_request_id_match_the_plain_algorithms() -> None:
+    """`seed_after(seed_prefix(*a), data)` is `derive_seed(*a, data)`; the request id of an accepted
+    request (its leading parts encoded once per engine seed and API) is `request_id`'s."""
+    from synthgpt.pipeline import answer_request_id, request_id
+    from synthgpt.seeding import seed_after, seed_prefix
+
+    rng = random.Random(11)
+    for _ in range(2000):
+        seed = rng.getrandbits(rng.choice((1, 8, 64)))
+        api = rng.choice(("chat", "responses", "messages", "embeddings", "é" * rng.randrange(4)))
+        fingerprint = rng.getrandbits(64)
+        leading = (seed, "label", b"\x00raw", rng.random(), api)[: rng.randrange(0, 6)]
+        data = rng.choice((b"", b"%d" % fingerprint, "ü".encode() * rng.randrange(9)))
+        assert seed_after(seed_prefix(*leading), data) == plain_derive_seed(*leading, data)
+        assert seed_after(b"", data) == derive_seed(data)
+        rid = answer_request_id(seed, api, fingerprint)
+        assert rid == request_id(seed, api, fingerprint)
+        assert rid == "req_" + plain_token(plain_derive_seed(seed, "request-id", api, fingerprint), 32, HEX)
+    assert answer_request_id(True, "chat", 5) == request_id(True, "chat", 5) != request_id(1, "chat", 5)
+
+
 async def test_an_unpaced_stream_is_one_body_write_without_content_length() -> None:
     app = create_app(MockGPT(), memo_entries=0)
     body = json.dumps({"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]})

@@ -24,6 +24,10 @@ _REASONING_MODELS = re.compile(
 )
 
 
+_ASKS = frozenset({"chat_template_kwargs", "include_reasoning", "reasoning"})
+"""The fields `_thinking_flag` reads: without any of them it says None."""
+
+
 def _thinking_flag(body: Mapping[str, Any]) -> bool | None:
     """What the request says about showing reasoning: True asked, False refused, None silent."""
     kwargs = body.get("chat_template_kwargs")
@@ -56,7 +60,7 @@ def _reasons_by_default(model: str) -> bool:
 def chat_reasoning(body: Mapping[str, Any], model: str, effort: str | None) -> dict[str, Any] | None:
     """The neutral reasoning request of a Chat body: `reasoning_effort`, an explicit ask, or a reasoning
     model's default; None when no reasoning happens."""
-    flag = _thinking_flag(body)
+    flag = None if _ASKS.isdisjoint(body) else _thinking_flag(body)  # most bodies name none of them
     if effort not in (None, "none"):
         return {"effort": effort}
     reasoning_model = _reasons_by_default(model)
