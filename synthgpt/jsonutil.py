@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
 
-__all__ = ["canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes"]
+__all__ = ["canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many"]
 
 
 def dumps(value: Any, *, allow_nan: bool = False, nulls: int = 0) -> str:
@@ -50,6 +50,28 @@ def dumps_bytes(value: Any, *, nulls: int = 0) -> bytes:
     A count too low only costs the read-back; a count too high would let a NaN through as null."""
     out = _fast(value, nulls)
     return _ENCODE_FINITE(value).encode() if out is None else out
+
+
+def dumps_many(values: Sequence[Any], *, nulls: int = 0) -> list[str]:
+    """`[dumps(v) for v in values]`, the same texts, with orjson's output checked once for all of them.
+
+    A stream's events are many small values: each `dumps` call pays its checks and its layers of calls
+    (~1 µs on a 200-byte event), for ~0.3 µs of orjson. Here every value is written by orjson and the
+    module's checks run once over the joined output. `nulls`: at most the None values the values hold
+    together (as for `dumps_bytes`); when the `null` count is anything else, or a check fails, or orjson
+    refuses a value, each value goes through `dumps` as before.
+    """
+    try:
+        outs = [_orjson(v, option=_OPTIONS) for v in values]
+    except TypeError:
+        return [dumps(v) for v in values]
+    # joining hides no match of a text; a match across two texts could only send them all to `dumps`
+    joined = b"".join(outs)
+    if b"0.0000" in joined or (b"e-" in joined and _EXPONENT(joined) is not None):
+        return [dumps(v) for v in values]
+    if joined.count(b"null") != nulls:
+        return [dumps(v) for v in values]
+    return [out.decode() for out in outs]
 
 
 def _fast(value: Any, nulls: int = 0) -> bytes | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_bytes
+from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_bytes, dumps_many
 from synthgpt.pipeline import json_bytes, json_bytes_in_pieces
 
 _STD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -152,3 +152,23 @@ def test_a_count_of_nulls_gives_the_same_bytes_or_the_same_refusal(value: Any) -
         else:
             assert dumps_bytes(value, nulls=nulls) == expected
             assert json_bytes(value, nulls) == expected
+
+
+def test_dumps_many_gives_each_value_its_dumps_text_or_the_same_refusal() -> None:
+    # any selection of values, with any count of nulls up to their None values, written together
+    pool: list[Any] = [*_AWKWARD_NULLS, {"k": 1}, "plain", 2**70, {1: None}, [0.5, 1e-05], {"e": "re-do"}, []]
+    rng = random.Random(5)
+    for _ in range(1500):
+        values = rng.sample(pool, rng.randrange(0, 5))
+        try:
+            expected: list[str] | None = [_STD(v) for v in values]
+        except ValueError:
+            expected = None
+        for nulls in range(sum(map(_none_count, values)) + 1):
+            if expected is None:
+                with pytest.raises(ValueError):
+                    dumps_many(values, nulls=nulls)
+            else:
+                assert dumps_many(values, nulls=nulls) == expected
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        dumps_many([{"a": 1}, {"x": {1, 2}}])

@@ -73,6 +73,30 @@ def test_prefixed_seeds_and_the_answer_request_id_match_the_plain_algorithms() -
     assert answer_request_id(True, "chat", 5) == request_id(True, "chat", 5) != request_id(1, "chat", 5)
 
 
+def test_derive_seed_fast_paths_for_exact_ints_and_strs_match_the_plain_algorithm() -> None:
+    import enum
+
+    class Text(str):
+        def __str__(self) -> str:
+            return "other"
+
+    class Number(enum.IntEnum):
+        ONE = 1
+
+    rng = random.Random(11)
+    odd: list[object] = [True, False, Number.ONE, Text("x"), bytearray(b"ab"), None, 0, -1, -(2**70), 2**200,
+                         "", b"", "x" * 255, "x" * 256, "é" * 128, b"\xff" * 300, 1.0, (1, "a")]  # fmt: skip
+    for _ in range(3000):
+        k = rng.randrange(0, 5)
+        parts = [
+            rng.choice(odd) if rng.random() < 0.3 else
+            rng.getrandbits(rng.randrange(1, 80)) * rng.choice((1, -1)) if rng.random() < 0.5 else
+            "".join(rng.choice("ab é😀\x00") for _ in range(rng.randrange(0, 300)))
+            for _ in range(k)
+        ]  # fmt: skip
+        assert derive_seed(*parts) == plain_derive_seed(*parts), parts
+
+
 async def test_an_unpaced_stream_is_one_body_write_without_content_length() -> None:
     app = create_app(MockGPT(), memo_entries=0)
     body = json.dumps({"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]})
@@ -121,17 +145,32 @@ async def test_template_fake_fields_are_cached_by_value_and_type() -> None:
 def test_shared_response_objects_and_one_shot_stream_bytes_are_what_the_plain_forms_give() -> None:
     from synthgpt.codec.base import Frame, render_frame
     from synthgpt.codec.common import dumps
-    from synthgpt.codec.openai_responses.encode import _render as render_responses
+    from synthgpt.codec.openai_responses.encode import _render_events
     from synthgpt.codec.sse import _render_all
 
-    shell = {"id": "resp_1", "status": "in_progress", "output": [], "text": {"format": {"type": "text"}}}
-    shared: dict[int, str] = {}
-    for seq, kind in enumerate(("response.created", "response.in_progress")):
-        event = {"type": kind, "response": shell, "sequence_number": seq}
-        assert render_responses(event, shared) == dumps(event)
-    assert list(shared.values()) == [dumps(shell)]  # rendered once for both events
-    odd = {"type": "response.created", "response": shell, "sequence_number": True}
-    assert render_responses(odd, shared) == dumps(odd)
+    shell = {"id": "resp_1", "status": "in_progress", "output": [], "text": {"format": {"type": "text"}},
+             "error": None, "temperature": 1.0}  # fmt: skip
+    events: list[dict[str, Any]] = [
+        {"type": kind, "response": shell, "sequence_number": seq}
+        for seq, kind in enumerate(("response.created", "response.in_progress"))
+    ]
+    events.append({"type": "response.output_text.done", "text": "null 0.0000 1e-5", "sequence_number": 2})
+    events.append({"type": "response.created", "response": shell, "sequence_number": True})  # not an int
+    events.append({"type": "response.completed", "response": {**shell, "status": None}, "sequence_number": 4})
+    assert _render_events(events) == [dumps(e) for e in events]
+    assert _render_events(events[:2]) == [dumps(e) for e in events[:2]]
+    from synthgpt.codec.anthropic.encode import _render
+    from synthgpt.codec.anthropic.encode import _render_events as render_messages
+
+    messages: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "msg_01", "stop_reason": None, "stop_sequence": None}},
+        {"type": "ping"}, {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_stop", "index": True},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "null"}},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {}},
+        {"type": "message_stop"}, {"type": "other", "x": 1e-05},
+    ]  # fmt: skip
+    assert render_messages(messages) == [_render(e) for e in messages] == [dumps(e) for e in messages]
     frames = [Frame('{"a":"é\u2028"}'), Frame("{}", "message_stop"), Frame("[DONE]", terminal=True)]
     assert _render_all(frames) == b"".join(render_frame(f) for f in frames)
 

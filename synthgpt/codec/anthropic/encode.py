@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import RequestError
+from ...jsonutil import dumps_many
 from ...model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ...seeding import derive_seed, token_from_seed
 from ..base import Frame
@@ -148,11 +149,13 @@ class MessagesCodec:
         """The events rendered, each text block's deltas as one `FrameRun`; the last (`message_stop`)
         terminal."""
         *events, end = _stream_parts(output)
-        parts: list[Part] = [
-            _frame_run(e) if isinstance(e, _TextRun) else Frame(_render(e), e["type"]) for e in events
-        ]
         if isinstance(end, _TextRun):  # never: the stream ends with message_stop
             raise AssertionError("a Messages stream ends with message_stop")
+        whole = [e for e in events if not isinstance(e, _TextRun)]
+        texts = iter(_render_events(whole))
+        parts: list[Part] = [
+            _frame_run(e) if isinstance(e, _TextRun) else Frame(next(texts), e["type"]) for e in events
+        ]
         parts.append(Frame(_render(end), end["type"], True))
         return parts
 
@@ -305,6 +308,16 @@ _STOP_KEYS = ["type", "index"]
 def _render(event: Event) -> str:
     """`dumps(event)`; the events that hold nothing but their type and an index are written out (each
     `dumps` call looks for what orjson writes differently, ~1-2 us on these)."""
+    text = _written_out(event)
+    if text is not None:
+        return text
+    if event["type"] in _WITH_NULLS:  # their None values counted spare `dumps` a read-back
+        return dumps(event, nulls=nones(event, "message", "delta"))
+    return dumps(event)
+
+
+def _written_out(event: Event) -> str | None:
+    """What `dumps` writes for an event of a type and an index only, else None."""
     if len(event) == 1:
         kind = event["type"]
         if kind == "ping":
@@ -313,12 +326,27 @@ def _render(event: Event) -> str:
             return _STOP
     elif list(event) == _STOP_KEYS and event["type"] == "content_block_stop" and type(event["index"]) is int:
         return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
-    elif event["type"] in _WITH_NULLS:  # their None values counted spare `dumps` a read-back
-        return dumps(event, nulls=nones(event, "message", "delta"))
-    return dumps(event)
+    return None
 
 
 _WITH_NULLS = frozenset({"message_start", "message_delta"})
+
+
+def _render_events(events: list[Event]) -> list[str]:
+    """`[_render(e) for e in events]`, the events not written out by `_written_out` in one `dumps_many`
+    call (one check of orjson's output for all of them)."""
+    out: list[str | None] = []
+    rest: list[Event] = []
+    nulls = 0
+    for event in events:
+        text = _written_out(event)
+        if text is None:
+            rest.append(event)
+            if event["type"] in _WITH_NULLS:
+                nulls += nones(event, "message", "delta")
+        out.append(text)
+    dumped = iter(dumps_many(rest, nulls=nulls))
+    return [next(dumped) if text is None else text for text in out]
 
 
 def _frame_run(run: _TextRun) -> FrameRun:

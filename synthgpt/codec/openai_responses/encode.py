@@ -17,6 +17,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ...errors import RequestError, ResponseNotFound
+from ...jsonutil import dumps_many
 from ...model import ApiKind, ErrorSpec, Fault, Message, ModelOutput, ModelRequest, ToolCall, built
 from ..base import Frame
 from ..common import dumps, nones
@@ -104,8 +105,10 @@ class ResponsesCodec:
     def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
         """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`."""
         *events, end = stream_parts(output, request)
-        shared: dict[int, str] = {}  # `response.created` and `.in_progress` carry the same object
-        parts: list[Part] = []
+        if isinstance(end, TextRun):  # never: the stream ends with its terminal event
+            raise AssertionError("a Responses stream ends with response.completed or .incomplete")
+        numbered: list[Event] = []
+        parts: list[Part | None] = []  # None: the next of `numbered`, once rendered
         number = 0
         for event in events:
             if isinstance(event, TextRun):
@@ -113,14 +116,21 @@ class ResponsesCodec:
                 number += len(event.pieces)
             else:
                 event["sequence_number"] = number
-                parts.append(Frame(_render(event, shared), event["type"]))
+                numbered.append(event)
+                parts.append(None)
                 number += 1
-        if isinstance(end, TextRun):  # never: the stream ends with its terminal event
-            raise AssertionError("a Responses stream ends with response.completed or .incomplete")
         end["sequence_number"] = number
-        parts.append(Frame(_render(end, shared), end["type"], True))
+        numbered.append(end)
+        texts = iter(_render_events(numbered))
+        frames = iter(numbered)
+        out: list[Part] = []
+        for part in parts:
+            if part is None:
+                part = Frame(next(texts), next(frames)["type"])
+            out.append(part)
+        out.append(Frame(next(texts), end["type"], True))
         self._remember(output, request, end["response"])
-        return parts
+        return out
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
@@ -186,17 +196,36 @@ def _text_run(run: TextRun, first: int) -> FrameRun:
 _RESPONSE_KEYS = ["type", "response", "sequence_number"]
 
 
-def _render(event: Event, shared: dict[int, str]) -> str:
-    """`dumps(event)`. An event carrying a response object renders it once per `shared` (by identity: the
-    events of one stream)."""
-    if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(event["type"]) is str:
-        response = event["response"]
-        text = shared.get(id(response))
-        if text is None:  # a response object holds many None values: counted, they spare a read-back
-            text = shared[id(response)] = dumps(response, nulls=nones(response, "reasoning"))
-        seq = event["sequence_number"]
-        return f'{{"type":{encode_basestring(event["type"])},"response":{text},"sequence_number":{seq}}}'
-    return dumps(event)
+def _render_events(events: list[Event]) -> list[str]:
+    """`[dumps(e) for e in events]`, in one `dumps_many` call (one check of orjson's output for the whole
+    stream). A response object is written once however many events carry it (`response.created` and
+    `.in_progress` carry the same one, by identity) and put in those events' text."""
+    values: list[Any] = []  # what is written: each response object once, every other event whole
+    where: dict[int, int] = {}  # id(response object) -> its index in `values`
+    nulls = 0  # the None values counted in the response objects (the other events hold none of their own)
+    layout: list[tuple[int, str | None]] = []  # per event: its value's index, and the type to wrap it in
+    for event in events:
+        kind = event["type"]
+        if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(kind) is str:
+            response = event["response"]
+            at = where.get(id(response))
+            if at is None:
+                at = where[id(response)] = len(values)
+                values.append(response)
+                nulls += nones(response, "reasoning")
+            layout.append((at, kind))
+        else:
+            layout.append((len(values), None))
+            values.append(event)
+    texts = dumps_many(values, nulls=nulls)
+    out: list[str] = []
+    for (at, kind), event in zip(layout, events, strict=True):
+        text = texts[at]
+        if kind is not None:  # what `dumps(event)` writes around the response's text
+            text = (f'{{"type":{encode_basestring(kind)},"response":{text},'
+                    f'"sequence_number":{event["sequence_number"]}}}')  # fmt: skip
+        out.append(text)
+    return out
 
 
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:
