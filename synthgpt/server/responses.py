@@ -7,6 +7,7 @@ in a Response object. The helpers re-exported here (`request_id`, `json_bytes`, 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from starlette.responses import Response
@@ -37,6 +38,7 @@ __all__ = [
     "json_bytes",
     "json_response",
     "processing_ms",
+    "raw_headers",
     "request_id",
     "to_response",
 ]
@@ -72,6 +74,53 @@ def error_response(
     return to_response(error_answer(codec, error, status, rid, first_delay_ms=first_delay_ms))
 
 
+def raw_headers(
+    headers: Mapping[str, str], status: int, length: int | None, media_type: str
+) -> list[tuple[bytes, bytes]]:
+    """The raw headers Starlette's `Response.init_headers` builds for `headers`, a body of `length` bytes
+    (None: no `body`, sent chunked) and `media_type`: the same pairs in the same order.
+
+    Built per answer, so without its generic steps: the names an answer carries are the codecs' dozen,
+    lower-cased and encoded once each (`_NAMES`), and the content type is one of a few constant pairs."""
+    names = _NAMES
+    raw: list[tuple[bytes, bytes]] = []
+    given = False  # a content-length or content-type among `headers`: Starlette adds neither of its own
+    for k, v in headers.items():
+        name = names.get(k)
+        if name is None:
+            name = k.lower().encode("latin-1")
+            if len(names) >= 1024:  # names come from the codecs and the rules: bounded anyway
+                names.clear()
+            names[k] = name
+        if name in _CONTENT:
+            given = True
+        raw.append((name, v.encode("latin-1")))
+    if given:
+        keys = [k for k, _ in raw]
+        with_length = b"content-length" not in keys
+        with_type = b"content-type" not in keys
+    else:
+        with_length = with_type = True
+    if length is not None and with_length and not (status < 200 or status in (204, 304)):
+        raw.append((b"content-length", b"%d" % length))
+    if with_type:
+        raw.append(_content_type(media_type))
+    return raw
+
+
+_NAMES: dict[str, bytes] = {}
+"""Header name as a codec or a rule gives it -> its lower-cased latin-1 bytes."""
+_CONTENT = frozenset((b"content-length", b"content-type"))
+
+
+@lru_cache(maxsize=16)
+def _content_type(media_type: str) -> tuple[bytes, bytes]:
+    """Starlette's content-type pair for `media_type` (a `text/` type gets its charset)."""
+    if media_type.startswith("text/") and "charset=" not in media_type.lower():
+        media_type += "; charset=" + Response.charset
+    return b"content-type", media_type.encode("latin-1")
+
+
 class JsonBody(Response):
     """`Response(body, status, headers, media_type="application/json")`, the same raw headers in the same
     order, without Starlette's generic constructor (content rendering, a key scan per header)."""
@@ -82,14 +131,7 @@ class JsonBody(Response):
         self.body = body
         self.status_code = status
         self.background = None
-        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-        names = [k for k, _ in raw]
-        if b"content-length" in names or b"content-type" in names or status < 200 or status in (204, 304):
-            self.init_headers(headers)  # never for an answer: Starlette's rules, whatever they are
-            return
-        raw.append((b"content-length", b"%d" % len(body)))
-        raw.append((b"content-type", b"application/json"))
-        self.raw_headers = raw
+        self.raw_headers = raw_headers(headers, status, len(body), "application/json")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
@@ -104,6 +146,8 @@ class EventStreamBody(Response):
     the server still sends it chunked, like every other stream.
     """
 
+    media_type = "text/event-stream"
+
     def __init__(
         self,
         data: bytes,
@@ -116,9 +160,9 @@ class EventStreamBody(Response):
         """Told `(frames, cancelled)` once the body was handed over (or its sending failed)."""
         self.frames = frames
         self.status_code = 200
-        self.media_type = "text/event-stream"
         self.background = None
-        self.init_headers(headers)  # no `body` attribute: init_headers adds no content-length
+        # no `body` attribute: no content-length (as `init_headers` would have it)
+        self.raw_headers = raw_headers(headers, 200, None, "text/event-stream")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         cancelled = True

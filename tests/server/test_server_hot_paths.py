@@ -11,6 +11,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 import httpx
+import pytest
 
 from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
@@ -245,3 +246,37 @@ def test_replayed_calls_stay_live_in_their_rule_history() -> None:
     assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] + ["CallRecord"] * 30
     assert [type(r).__name__ for r in mock.journal._records] == ["PackedRecord"] * 15 + ["CallRecord"] * 16
     assert rule.calls == mock.journal.list()
+
+
+def test_raw_headers_are_what_starlette_builds() -> None:
+    from starlette.responses import Response
+
+    from synthgpt.server.responses import EventStreamBody, JsonBody, raw_headers
+
+    cases: list[dict[str, str]] = [
+        {}, {"x-request-id": "req_1", "openai-processing-ms": "41", "openai-version": "2020-10-01"},
+        {"X-Request-ID": "a", "Cache-Control": "no-cache"}, {"content-type": "application/x-ndjson"},
+        {"Content-Length": "3", "retry-after": "2"}, {"CONTENT-TYPE": "text/plain", "content-length": "9"},
+        {"x-note": "caf\u00e9"},
+    ]  # fmt: skip
+    for headers in cases:
+        for status in (200, 204, 304, 101, 404, 500):
+            for media in ("application/json", "text/event-stream", "text/html; charset=latin-1"):
+                for body in (b"", b"{}", None):
+                    plain = Response(status_code=status, headers=headers, media_type=media)
+                    if body is None:
+                        del plain.body
+                        plain.init_headers(headers)
+                    else:
+                        plain = Response(body, status_code=status, headers=headers, media_type=media)
+                    ours = raw_headers(headers, status, None if body is None else len(body), media)
+                    assert ours == plain.raw_headers, (headers, status, media, body)
+        assert JsonBody(b"{}", 200, headers).raw_headers == Response(
+            b"{}", headers=headers, media_type="application/json"
+        ).raw_headers
+        stream = Response(headers=headers, media_type="text/event-stream")
+        del stream.body
+        stream.init_headers(headers)
+        assert EventStreamBody(b"data: 1\n\n", headers).raw_headers == stream.raw_headers
+    with pytest.raises(UnicodeEncodeError):
+        raw_headers({"x-bad": "\u2028"}, 200, 0, "application/json")
