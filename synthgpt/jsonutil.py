@@ -137,7 +137,9 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 _SORTED = _OPTIONS | orjson.OPT_SORT_KEYS
 _STRICT = _SORTED | orjson.OPT_PASSTHROUGH_SUBCLASS
 _loads = orjson.loads
-_EXPONENT = re.compile(rb"[0-9]e-").search
+_EXPONENT = re.compile(rb"e-(?<=[0-9]e-)").search
+"""A digit followed by `e-`, found from the literal `e-` (the regex engine skips to each one in C; led by
+the digit class it tries every position: 15 µs instead of 2 on a 1 KB stream event naming `claude-…`)."""
 # what json.dumps builds on every call with these arguments; built once (encode keeps no state)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode

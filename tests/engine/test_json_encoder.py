@@ -172,3 +172,16 @@ def test_dumps_many_gives_each_value_its_dumps_text_or_the_same_refusal() -> Non
                 assert dumps_many(values, nulls=nulls) == expected
     with pytest.raises(TypeError, match="is not JSON serializable"):
         dumps_many([{"a": 1}, {"x": {1, 2}}])
+
+
+def test_the_exponent_check_finds_a_digit_before_e_minus_as_the_plain_regex_does() -> None:
+    import re
+
+    from synthgpt.jsonutil import _EXPONENT
+
+    plain = re.compile(rb"[0-9]e-").search
+    rng = random.Random(9)
+    for _ in range(20000):
+        text = bytes(rng.choice(b"0123456789e-x.E+") for _ in range(rng.randrange(0, 12)))
+        assert (_EXPONENT(text) is None) == (plain(text) is None), text
+    assert dumps({"model": "claude-3-5", "v": 1e-05}) == '{"model":"claude-3-5","v":1e-05}'
