@@ -316,6 +316,23 @@ def test_responses_body_is_the_terminal_events_response(
 
 
 @settings(max_examples=100, deadline=None)
+@given(outputs(), st.sampled_from([None, "auto"]), st.sampled_from([{}, {"user": "u-1", "store": False}]))
+def test_responses_in_progress_shell_is_the_response_object_in_progress(
+    out: ModelOutput, summary: str | None, extra: dict[str, Any]
+) -> None:
+    # the shell is made from the finished response (`events._in_progress`): the same text as building it
+    from synthgpt.codec.openai_responses.events import response_object
+
+    tools = [{"name": "f", "parameters": {"type": "object"}}] if extra else []
+    req = ModelRequest(
+        api="responses", model=out.model, reasoning={"summary": summary}, extra=extra, tools=tools
+    )
+    created = response_events(out, req)[0]
+    assert created["type"] == "response.created"
+    assert dumps(created["response"]) == dumps(response_object(out, req, "in_progress", []))
+
+
+@settings(max_examples=100, deadline=None)
 @given(outputs())
 def test_anthropic_stream_folds_to_the_body(out: ModelOutput) -> None:
     codec = MessagesCodec()

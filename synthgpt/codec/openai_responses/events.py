@@ -120,15 +120,27 @@ def stream_parts(output: ModelOutput, request: ModelRequest) -> list[Part]:
     """The healthy stream's payloads in order, not numbered, each message's plain text deltas as one
     `TextRun`; the last one is the terminal event."""
     status, items = _finished_items(output, request)
-    events: list[Part] = []
-    shell = response_object(output, request, "in_progress", [])
-    events.append({"type": "response.created", "response": shell})
-    events.append({"type": "response.in_progress", "response": shell})
+    final = response_object(output, request, status, items)
+    shell = _in_progress(final)
+    events: list[Part] = [
+        {"type": "response.created", "response": shell},
+        {"type": "response.in_progress", "response": shell},
+    ]
     for index, item in enumerate(items):
         events.extend(_item_events(item, index, output.stream))
     terminal = "response.completed" if status == "completed" else "response.incomplete"
-    events.append({"type": terminal, "response": response_object(output, request, status, items)})
+    events.append({"type": terminal, "response": final})
     return events
+
+
+def _in_progress(response: Event) -> Event:
+    """`response_object(output, request, "in_progress", [])` made from the same answer's finished
+    `response` (one object built instead of two): only the members the status and the items decide differ,
+    the others are the same values (`usage` is left out, as for any unfinished response)."""
+    shell = {**response, "status": "in_progress", "completed_at": None, "incomplete_details": None}
+    shell["output"] = []
+    shell.pop("usage", None)
+    return shell
 
 
 def response_body(output: ModelOutput, request: ModelRequest) -> Event:
