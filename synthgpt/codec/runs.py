@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -56,8 +57,31 @@ class FrameRun:
         if self.number is None:
             end = self.tail + "\n\n"
             return start + (end + start).join(texts) + end if self.texts else ""
-        tail = self.tail
-        return "".join([f"{start}{text}{tail}{n}}}\n\n" for n, text in enumerate(texts, self.number)])
+        k = len(self.texts)
+        # each event: start, text, then the counter's suffix (kept per tail), joined in C (zip, chain)
+        ends = _suffixes(self.tail, self.number, k)
+        return "".join(chain.from_iterable(zip(repeat(start, k), texts, ends, strict=True)))
+
+
+def _suffixes(tail: str, first: int, count: int) -> list[str]:
+    """`[f"{tail}{n}}}\n\n" for n in range(first, first + count)]`: what ends each numbered event of a run.
+    Every stream numbers from the same small counters, so they are made once per tail and sliced."""
+    end = first + count
+    if end > _MAX_NUMBER:  # a stream longer than any drawn one: made for this run alone
+        return [f"{tail}{n}}}\n\n" for n in range(first, end)]
+    made = _SUFFIXES.get(tail)
+    if made is None or len(made) < end:
+        have = made or []
+        # a new list, swapped in whole: another thread slicing the old one still reads it intact
+        made = have + [f"{tail}{n}}}\n\n" for n in range(len(have), max(end, 2 * len(have), 64))]
+        if len(_SUFFIXES) >= 16:  # tails are constants of the codecs: bounded anyway
+            _SUFFIXES.clear()
+        _SUFFIXES[tail] = made
+    return made[first:end]
+
+
+_SUFFIXES: dict[str, list[str]] = {}
+_MAX_NUMBER = 4096
 
 
 Part = Frame | FrameRun

@@ -10,6 +10,7 @@ backslashes, U+2028/U+2029, DEL, `</script>`.
 from __future__ import annotations
 
 import json
+import random
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -235,6 +236,14 @@ def test_a_numbered_run_counts_from_its_first_number() -> None:
     assert [f.data for f in run.frames()] == ['{"d":"a","n":7}', '{"d":"\u2028","n":8}']
     assert render_sse([run]) == b"".join(render_frame(f) for f in run.frames())
     assert FrameRun("e", "", "", []).sse() == FrameRun("e", "", "", [], 3).sse() == ""
+    # the counters' suffixes are kept per tail and grown on demand: any first number and length, either
+    # side of the kept range, gives what each frame renders to
+    rng = random.Random(4)
+    for _ in range(300):
+        first, k = rng.choice((0, 1, 63, 64, 100, 4000, 4090, 5000)), rng.randrange(0, 120)
+        texts = [rng.choice(["x", "é", '"', ""]) for _ in range(k)]
+        run = FrameRun("ev", '{"d":', rng.choice((',"n":', ',"seq":')), texts, first)
+        assert run.sse().encode() == b"".join(render_frame(f) for f in run.frames())
 
 
 @given(st.text("ab \n\r\t\x00\x7f.é", max_size=40), st.integers(1, 12))
