@@ -310,13 +310,16 @@ def in_schema_order(text: str, request: ModelRequest) -> str:
 def nones(body: dict[str, Any], *inner: str) -> int:
     """How many of `body`'s values are None, and of the values of its dict members named `inner`: at most
     the None values `body` holds, which is what a codec's `body_nulls` must say (`jsonutil.dumps_bytes`).
-    Counted by type, so no value's `__eq__` can make it say more."""
-    n = list(map(type, body.values())).count(_NONE)
+    Counted by identity, so no value's `__eq__` can make it say more (a loop: cheaper than mapping `type`
+    over a handful of values and counting in a list)."""
+    n = 0
+    for value in body.values():
+        if value is None:
+            n += 1
     for name in inner:
         member = body.get(name)
         if type(member) is dict:
-            n += list(map(type, member.values())).count(_NONE)
+            for value in member.values():
+                if value is None:
+                    n += 1
     return n
-
-
-_NONE = type(None)

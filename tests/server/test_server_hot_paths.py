@@ -280,3 +280,22 @@ def test_raw_headers_are_what_starlette_builds() -> None:
         assert EventStreamBody(b"data: 1\n\n", headers).raw_headers == stream.raw_headers
     with pytest.raises(UnicodeEncodeError):
         raw_headers({"x-bad": "\u2028"}, 200, 0, "application/json")
+
+
+def test_nones_counts_the_none_values_of_a_body_and_its_named_members() -> None:
+    from synthgpt.codec.common import nones
+
+    class Equal:  # equal to everything: must not be counted as a None
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    rng = random.Random(2)
+    pool: list[Any] = [None, 0, "", [], {}, Equal(), False, {"x": None}, {"x": None, "y": None}]
+    for _ in range(3000):
+        body = {f"k{i}": rng.choice(pool) for i in range(rng.randrange(0, 8))}
+        inner = rng.sample(sorted(body), rng.randrange(0, len(body) + 1))
+        plain = sum(v is None for v in body.values())
+        plain += sum(v is None for k in inner if type(body[k]) is dict for v in body[k].values())
+        assert nones(body, *inner) == plain

@@ -353,7 +353,10 @@ class ChatCodec:
     def body_nulls(self, body: dict[str, Any]) -> int:
         """At most the None values of a `body` this codec built: the choices' `logprobs` and their
         messages' top-level fields (what spares the encoder its read-back, `jsonutil.dumps_bytes`)."""
-        return sum(nones(c, "message") for c in body["choices"])
+        n = 0
+        for c in body["choices"]:  # `nones(c, "message")` each, for one or two choices without a generator
+            n += nones(c, "message")
+        return n
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))
