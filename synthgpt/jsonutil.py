@@ -27,7 +27,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many"]
+__all__ = [
+    "canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many",
+]  # fmt: skip
 
 
 def dumps(value: Any, *, allow_nan: bool = False, nulls: int = 0) -> str:
