@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 from .._validation import size_range
 from ..errors import RuleError
@@ -309,6 +310,37 @@ def _compile(template: str) -> str:
     return _fix_articles(slotted)
 
 
+# How a compiled template's slots read as expressions of the four words (`A`/`C`: the articled tables).
+_SLOT_CODE = {
+    "t": "t", "a": "a", "n": "n", "m": "m",
+    "xa": "A[a]", "xn": "A[n]", "xm": "A[m]", "Xa": "C[a]", "Xn": "C[n]", "Xm": "C[m]",
+}  # fmt: skip
+_SLOT = re.compile(r"\{(\w+)\}")
+
+
+def _as_function(form: str) -> Callable[[str, str, str, str], str] | None:
+    """A compiled template (`_compile`) as a function of (t, a, n, m) whose one f-string writes what
+    `form.format` with those words and their articled forms writes: ~0.1 µs a fill where `format` with
+    ten keywords costs 0.6-0.9. None for a form this does not cover (literal braces, other slots).
+
+    Only this module's own phrase tables are made into code, once, at import: never a text from a
+    request (a comparison's verdict names the asked sides; it is filled by `format`)."""
+    pieces = _SLOT.split(form)  # literal text at even places, slot names at odd ones
+    literals, slots = pieces[::2], pieces[1::2]
+    if not set(slots) <= _SLOT_CODE.keys() or any("{" in p or "}" in p for p in literals):
+        return None
+    if not all(p.isprintable() for p in literals):  # (a line break would end the f-string)
+        return None
+    body = "".join(
+        p.replace("\\", "\\\\").replace("'", "\\'") if i % 2 == 0 else "{" + _SLOT_CODE[p] + "}"
+        for i, p in enumerate(pieces)
+    )
+    made: Callable[[str, str, str, str], str] = eval(
+        f"lambda t, a, n, m: f'{body}'", {"A": _ARTICLED, "C": _ARTICLED_CAP}
+    )
+    return made
+
+
 class _Words:
     """Fills a template's slots with drawn words: one 64-bit draw per template, always, in a fixed order."""
 
@@ -321,6 +353,13 @@ class _Words:
         self.subject = _fix_articles(subject) if "a " in subject or "A " in subject else subject
 
     def fill(self, template: str) -> str:
+        made = _FILLS.get(template)
+        if made is not None:  # a phrase table's template (nearly every fill)
+            x = self.rng.getrandbits(64)
+            x, i = divmod(x, _N_ADJ)
+            x, j = divmod(x, _N_WORDS)
+            k = x % (_N_WORDS - 1)
+            return made(self.subject, ADJECTIVES[i], WORDS[j], WORDS[k + (k >= j)])
         compiled = _COMPILED.get(template)
         if compiled is None:
             text = _compile(template)
@@ -343,6 +382,14 @@ class _Words:
             xa=_ARTICLED[adjective], xn=_ARTICLED[noun], xm=_ARTICLED[other],
             Xa=_ARTICLED_CAP[adjective], Xn=_ARTICLED_CAP[noun], Xm=_ARTICLED_CAP[other],
         )  # fmt: skip
+
+
+# each phrase table's template as the function that fills it (see `_as_function`); others use `format`
+_FILLS = {
+    template: made
+    for template in (*_OPENERS, *_BODY, *_CLOSERS, *_STEP_LINES, *_LIST_LINES)
+    if (made := _as_function(_compile(template))) is not None
+}
 
 
 _NUMBERS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
