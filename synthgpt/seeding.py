@@ -165,10 +165,15 @@ class DrawRandom(random.Random):
             return super().sample(population, k, counts=counts)
         pool = list(population)
         result = []
-        for i in range(k):
-            j = self._randbelow(n - i)
+        s = self._s
+        for i in range(k):  # `_randbelow(n - i)` written out: one mix per pick, no method call
+            s = (s + _GAMMA) & _MASK
+            z = ((s ^ (s >> 30)) * _MIX1) & _MASK
+            z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+            j = ((z ^ (z >> 31)) * (n - i)) >> 64
             result.append(pool[j])
             pool[j] = pool[n - i - 1]
+        self._s = s
         return result
 
     def randint(self, a: int, b: int) -> int:

@@ -108,8 +108,9 @@ def test_sample_takes_the_draws_random_sample_takes() -> None:
         for n in (1, 5, 9, 21, 30):
             for k in (0, 1, n // 2, n):
                 for population in (tuple(range(n)), list(range(n))):
-                    mine = DrawRandom(seed).sample(population, k)
-                    assert mine == random.Random.sample(DrawRandom(seed), population, k)
+                    mine, theirs = DrawRandom(seed), DrawRandom(seed)
+                    assert mine.sample(population, k) == random.Random.sample(theirs, population, k)
+                    assert mine.getstate() == theirs.getstate()  # as many draws taken
     with pytest.raises(ValueError):
         DrawRandom(1).sample((1, 2), 3)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 
@@ -25,6 +26,7 @@ PROMPTS = {
     "code_sql": "Write an SQL query for the orders table",
     "possessive": "My dog keeps barking at night, why?",
 }
+prose_module = importlib.import_module("synthgpt.generators.prose")  # the package exports a `prose` function
 
 
 @pytest.mark.parametrize(
@@ -127,6 +129,18 @@ def test_the_shared_prefix_pattern_finds_what_a_flat_one_does(text: str) -> None
     words = ["set up", "setup", "step", "code", "compar", "class", "ways", "walk me"]
     flat = re.compile("|".join(re.escape(w) for w in words))
     assert bool(re.search(_any_of(words), text)) == bool(flat.search(text))
+
+
+def test_the_possessive_word_patterns_find_what_plain_ones_do() -> None:
+    plain = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
+    plain_ascii = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|[0-9]+")
+    rng = random.Random(5)
+    alphabet = "aZq09_'- .,#!?\n\u00e9\u0663\u212a\u00b2\u017f"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert prose_module._WORD.findall(text) == plain.findall(text), text
+        ascii_text = text.encode("ascii", "ignore").decode()
+        assert prose_module._ASCII_WORD.findall(ascii_text) == plain_ascii.findall(ascii_text), ascii_text
 
 
 def _answers(seed: int) -> dict[str, str]:
