@@ -120,6 +120,19 @@ class DrawRandom(random.Random):
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
         return z ^ (z >> 31)
 
+    def next64s(self, count: int) -> list[int]:
+        """The next `count` outputs of `next64` (or of `getrandbits(64)`), in one loop: for a caller that
+        knows how many draws it makes and maps them as `choice`, `sample` and `randint` would."""
+        out = []
+        s = self._s
+        for _ in range(count):
+            s = (s + _GAMMA) & _MASK
+            z = ((s ^ (s >> 30)) * _MIX1) & _MASK
+            z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+            out.append(z ^ (z >> 31))
+        self._s = s
+        return out
+
     def random(self) -> float:
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from .._validation import size_range
 from ..errors import RuleError
+from ..seeding import DrawRandom
 from .core import DrawContext, Generator
 from .reading import read_window
 from .text import ADJECTIVES, WORDS, with_article
@@ -357,11 +358,19 @@ class _Words:
     def fill(self, template: str) -> str:
         made = _FILLS.get(template)
         if made is not None:  # a phrase table's template (nearly every fill)
-            x = self.rng.getrandbits(64)
-            x, i = divmod(x, _N_ADJ)
-            x, j = divmod(x, _N_WORDS)
-            k = x % (_N_WORDS - 1)
-            return made(self.subject, ADJECTIVES[i], WORDS[j], WORDS[k + (k >= j)])
+            return self.fill_from(made, self.rng.getrandbits(64))
+        return self._fill_by_format(template)
+
+    def fill_from(self, made: Callable[[str, str, str, str], str], x: int) -> str:
+        """The fill of a phrase table's template (its `_FILLS` function) whose 64 random bits are `x`."""
+        # three words from one draw: mixed-radix digits of 64 random bits (the bias is below 2**-40); the
+        # other word is never the noun again
+        x, i = divmod(x, _N_ADJ)
+        x, j = divmod(x, _N_WORDS)
+        k = x % (_N_WORDS - 1)
+        return made(self.subject, ADJECTIVES[i], WORDS[j], WORDS[k + (k >= j)])
+
+    def _fill_by_format(self, template: str) -> str:
         compiled = _COMPILED.get(template)
         if compiled is None:
             text = _compile(template)
@@ -463,6 +472,8 @@ class Prose(Generator[str]):
         shape = answer_shape(asked)
         if shape == "greeting":
             return rng.choice(_GREETINGS)
+        if shape == "prose" and type(rng) is DrawRandom and n - 2 <= len(_BODY):
+            return _paragraphs(rng, words, n - 2)  # most answers: the same text from one batch of draws
         opener = words.fill(rng.choice(_OPENERS))
         closer = words.fill(rng.choice(_CLOSERS))
         middle = max(n - 2, 1)
@@ -521,6 +532,26 @@ class Prose(Generator[str]):
 
     def __repr__(self) -> str:
         return f"prose({self.lo}, {self.hi})"
+
+
+def _paragraphs(rng: DrawRandom, words: _Words, k: int) -> str:
+    """`Prose.draw`'s answer of the prose shape with `k` body sentences (at most `len(_BODY)`): the draws
+    it makes one by one (`choice` of an opener, its fill, of a closer, its fill, `sample` of `k` body
+    sentences, their fills), taken as one batch of `next64s` and mapped as those methods map them."""
+    z = rng.next64s(4 + 2 * k)
+    opener = words.fill_from(_FILLS[_OPENERS[(z[0] * len(_OPENERS)) >> 64]], z[1])
+    closer = words.fill_from(_FILLS[_CLOSERS[(z[2] * len(_CLOSERS)) >> 64]], z[3])
+    pool = list(_BODY)
+    size = len(pool)
+    body = []
+    for i in range(k):  # `DrawRandom.sample(_BODY, k)`
+        j = (z[4 + i] * (size - i)) >> 64
+        body.append(words.fill_from(_FILLS[pool[j]], z[4 + k + i]))
+        pool[j] = pool[size - i - 1]
+    if k >= 3:  # longer answers read as two paragraphs
+        half = (k + 1) // 2
+        return " ".join([opener, *body[:half]]) + "\n\n" + " ".join([*body[half:], closer])
+    return " ".join([opener, *body, closer])
 
 
 def _pick(rng: random.Random, lines: tuple[str, ...], k: int) -> list[str]:

@@ -123,3 +123,11 @@ def test_copies_and_pickles_continue_the_same_stream() -> None:
     rng.random()
     copied, unpickled = copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))
     assert rng.random() == copied.random() == unpickled.random()
+
+
+def test_a_batch_of_outputs_is_the_outputs_one_by_one() -> None:
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        for count in (0, 1, 7, 30):
+            batched, one_by_one = DrawRandom(seed), DrawRandom(seed)
+            assert batched.next64s(count) == [one_by_one.getrandbits(64) for _ in range(count)]
+            assert batched.getstate() == one_by_one.getstate()

@@ -13,7 +13,10 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.errors import RuleError
+from synthgpt.generators.core import DrawContext
 from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _any_of, _Words, answer_shape, topic
+from synthgpt.model import ModelRequest
+from synthgpt.seeding import DrawRandom
 
 PROMPTS = {
     "prose": "Tell me about tide pools",
@@ -141,6 +144,23 @@ def test_the_possessive_word_patterns_find_what_plain_ones_do() -> None:
         assert prose_module._WORD.findall(text) == plain.findall(text), text
         ascii_text = text.encode("ascii", "ignore").decode()
         assert prose_module._ASCII_WORD.findall(ascii_text) == plain_ascii.findall(ascii_text), ascii_text
+
+
+class _OneByOne(DrawRandom):
+    """The same stream, but not a `DrawRandom` itself: `Prose.draw` then makes its draws one by one."""
+
+
+@pytest.mark.parametrize("bounds", [(2, 2), (3, 5), (2, 11), (8, 13)])
+def test_the_batched_prose_draw_writes_what_draws_one_by_one_write(bounds: tuple[int, int]) -> None:
+    gen = g.prose(*bounds)
+    asks = [*PROMPTS.values(), "Tell me about a apple", "", "1 2 3", "caf\u00e9 culture in Lisbon"]
+    for seed in range(400):
+        message = {"role": "user", "content": asks[seed % len(asks)]}
+        request = ModelRequest.from_dict({"model": "m", "messages": [message]})
+        batched, one_by_one = DrawContext(request, seed), DrawContext(request, seed)
+        one_by_one._rng = _OneByOne(seed)
+        assert gen.draw(batched) == gen.draw(one_by_one)
+        assert batched.rng.getstate() == one_by_one.rng.getstate()  # as many draws taken
 
 
 def _answers(seed: int) -> dict[str, str]:
