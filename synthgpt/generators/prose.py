@@ -174,7 +174,7 @@ def _answer_shape(text: str) -> str:
     # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for
     # those is a fast substring test; other text may match case-insensitively in ways lower() does not show
     low = text.lower() if text.isascii() else None
-    if low is not None and not _ANY_HINT.search(low):
+    if low is not None and "```" not in low and not _ANY_HINT.search(" " + low):
         return "prose"  # most questions: no shape's word anywhere, found in one pass rather than four
     for shape, pattern, words in _SHAPES:
         if (low is None or any(w in low for w in words)) and pattern.search(text):
@@ -207,7 +207,13 @@ def _any_of(words: list[str]) -> str:
     return "|".join(branches)
 
 
-_ANY_HINT = re.compile(_any_of([w for _, _, words in _SHAPES for w in words]))
+# Each shape's words begin at a word boundary in its pattern (`\b(code|…)`), "```" aside (a substring test
+# of its own): in lower-case ASCII text a non-word character comes just before them (or the start, hence the
+# space put before the text). Starting from those characters only, the search tries the branches at about
+# one place in five, not at every letter (~1.5x faster on a question).
+_ANY_HINT = re.compile(
+    "[^a-z0-9_](?:" + _any_of([w for _, _, words in _SHAPES for w in words if w != "```"]) + ")"
+)
 
 
 # {t} is the asker's own phrase, singular or plural ("your dog", "tides"): no template makes a verb agree

@@ -122,7 +122,8 @@ def test_every_shape_word_passes_the_one_pass_look(shape: str) -> None:
     # one the single look finds, or its shape would never be answered
     words = next(words for name, _, words in _SHAPES if name == shape)
     for word in words:
-        assert _ANY_HINT.search(f"tell me about {word} here")
+        assert word == "```" or _ANY_HINT.search(f" tell me about {word} here")
+        assert _ANY_HINT.search(f" {word}") or word == "```"  # at the start too (the space put before)
 
 
 @pytest.mark.parametrize(
