@@ -126,8 +126,9 @@ def test_copies_and_pickles_continue_the_same_stream() -> None:
 
 
 def test_a_batch_of_outputs_is_the_outputs_one_by_one() -> None:
-    for seed in (0, 1, 2**64 - 1, 123456789):
-        for count in (0, 1, 7, 30):
+    seeds = [0, 1, 2**64 - 1, 123456789, *(random.Random(3).getrandbits(64) for _ in range(40))]
+    for seed in seeds:
+        for count in (0, 1, 2, 3, 4, 7, 10, 30, 63, 64, 65, 100):
             batched, one_by_one = DrawRandom(seed), DrawRandom(seed)
             assert batched.next64s(count) == [one_by_one.getrandbits(64) for _ in range(count)]
             assert batched.getstate() == one_by_one.getstate()
