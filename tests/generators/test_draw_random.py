@@ -108,8 +108,9 @@ def test_sample_takes_the_draws_random_sample_takes() -> None:
         for n in (1, 5, 9, 21, 30):
             for k in (0, 1, n // 2, n):
                 for population in (tuple(range(n)), list(range(n))):
-                    mine = DrawRandom(seed).sample(population, k)
-                    assert mine == random.Random.sample(DrawRandom(seed), population, k)
+                    mine, theirs = DrawRandom(seed), DrawRandom(seed)
+                    assert mine.sample(population, k) == random.Random.sample(theirs, population, k)
+                    assert mine.getstate() == theirs.getstate()  # as many draws taken
     with pytest.raises(ValueError):
         DrawRandom(1).sample((1, 2), 3)
 
@@ -122,3 +123,12 @@ def test_copies_and_pickles_continue_the_same_stream() -> None:
     rng.random()
     copied, unpickled = copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))
     assert rng.random() == copied.random() == unpickled.random()
+
+
+def test_a_batch_of_outputs_is_the_outputs_one_by_one() -> None:
+    seeds = [0, 1, 2**64 - 1, 123456789, *(random.Random(3).getrandbits(64) for _ in range(40))]
+    for seed in seeds:
+        for count in (0, 1, 2, 3, 4, 7, 10, 30, 63, 64, 65, 100):
+            batched, one_by_one = DrawRandom(seed), DrawRandom(seed)
+            assert batched.next64s(count) == [one_by_one.getrandbits(64) for _ in range(count)]
+            assert batched.getstate() == one_by_one.getstate()

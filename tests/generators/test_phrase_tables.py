@@ -57,6 +57,44 @@ def test_fills_draw_every_word() -> None:
     assert {s.split()[1] for s in seen} == set(WORDS)
 
 
+def _by_format(form: str, subject: str, adjective: str, noun: str, other: str) -> str:
+    """What the fill writes by `format` (the path of a template with no function, such as a verdict)."""
+    a, c = prose._ARTICLED, prose._ARTICLED_CAP
+    return form.format(
+        t=subject, a=adjective, n=noun, m=other,
+        xa=a[adjective], xn=a[noun], xm=a[other], Xa=c[adjective], Xn=c[noun], Xm=c[other],
+    )  # fmt: skip
+
+
+def test_every_table_template_has_a_fill_function() -> None:
+    tables = (*prose._OPENERS, *prose._BODY, *prose._CLOSERS, *prose._STEP_LINES, *prose._LIST_LINES)
+    assert set(prose._FILLS) == set(tables)
+
+
+@pytest.mark.parametrize("template", sorted(prose._FILLS))
+def test_a_fill_function_writes_what_format_writes(template: str) -> None:
+    made, form = prose._FILLS[template], prose._compile(template)
+    rng = random.Random(template)
+    subjects = [*_SUBJECTS, "it's a {t} \\n", "caf\u00e9 {{x}}", "'''", ""]
+    for _ in range(3000):
+        adjective, noun, other = rng.choice(ADJECTIVES), rng.choice(WORDS), rng.choice(WORDS)
+        subject = rng.choice(subjects)
+        assert made(subject, adjective, noun, other) == _by_format(form, subject, adjective, noun, other)
+
+
+@pytest.mark.parametrize("form", ["it's {n}, a \\ {xa}", '"{Xm}" {t}{a}', "{t}", "", "'''", "no slots"])
+def test_quotes_and_backslashes_in_a_form_are_written_as_they_are(form: str) -> None:
+    made = prose._as_function(form)
+    assert made is not None
+    for a, n, m in itertools.product(ADJECTIVES, WORDS[:5], WORDS[-5:]):
+        assert made("tides", a, n, m) == _by_format(form, "tides", a, n, m)
+
+
+@pytest.mark.parametrize("form", ["{{literal}} {n}", "{n!r}", "{q}", "{n:>5}", "two\nlines {n}", "{0}"])
+def test_forms_the_functions_do_not_cover_have_none(form: str) -> None:
+    assert prose._as_function(form) is None
+
+
 _ASKS = [
     "how do I write a python function",
     "compare rust vs go",
@@ -83,6 +121,7 @@ _PIECES = (
     "tip", "ways", "options", "examples", "suggestions", "recommended", "Python", "SQL", "code_review",
     "python-based",
     "```", "class", "method", "tide", "pools", "the", "\u017fcript", "K\u212aELVIN", "caf\u00e9", "!", "?",
+    "1", "_", "(", "`", "x", "'", "\n",
 )
 
 
@@ -101,6 +140,6 @@ def test_the_shape_is_the_first_pattern_that_matches(text: str) -> None:
 def test_the_word_prefilter_never_changes_a_shape() -> None:
     rng = random.Random(11)
     seps = (" ", "  ", "-", ", ", "")
-    for _ in range(20_000):
+    for _ in range(50_000):
         text = "".join(rng.choice(_PIECES) + rng.choice(seps) for _ in range(rng.randint(1, 6)))
         assert answer_shape(text) == _reference_shape(text), text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 
@@ -12,7 +13,10 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.errors import RuleError
+from synthgpt.generators.core import DrawContext
 from synthgpt.generators.prose import _ANY_HINT, _SHAPES, _any_of, _Words, answer_shape, topic
+from synthgpt.model import ModelRequest
+from synthgpt.seeding import DrawRandom
 
 PROMPTS = {
     "prose": "Tell me about tide pools",
@@ -25,6 +29,7 @@ PROMPTS = {
     "code_sql": "Write an SQL query for the orders table",
     "possessive": "My dog keeps barking at night, why?",
 }
+prose_module = importlib.import_module("synthgpt.generators.prose")  # the package exports a `prose` function
 
 
 @pytest.mark.parametrize(
@@ -117,7 +122,8 @@ def test_every_shape_word_passes_the_one_pass_look(shape: str) -> None:
     # one the single look finds, or its shape would never be answered
     words = next(words for name, _, words in _SHAPES if name == shape)
     for word in words:
-        assert _ANY_HINT.search(f"tell me about {word} here")
+        assert word == "```" or _ANY_HINT.search(f" tell me about {word} here")
+        assert _ANY_HINT.search(f" {word}") or word == "```"  # at the start too (the space put before)
 
 
 @pytest.mark.parametrize(
@@ -127,6 +133,35 @@ def test_the_shared_prefix_pattern_finds_what_a_flat_one_does(text: str) -> None
     words = ["set up", "setup", "step", "code", "compar", "class", "ways", "walk me"]
     flat = re.compile("|".join(re.escape(w) for w in words))
     assert bool(re.search(_any_of(words), text)) == bool(flat.search(text))
+
+
+def test_the_possessive_word_patterns_find_what_plain_ones_do() -> None:
+    plain = re.compile(r"[^\W\d_][\w'-]*|[\d]+", re.UNICODE)
+    plain_ascii = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|[0-9]+")
+    rng = random.Random(5)
+    alphabet = "aZq09_'- .,#!?\n\u00e9\u0663\u212a\u00b2\u017f"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert prose_module._WORD.findall(text) == plain.findall(text), text
+        ascii_text = text.encode("ascii", "ignore").decode()
+        assert prose_module._ASCII_WORD.findall(ascii_text) == plain_ascii.findall(ascii_text), ascii_text
+
+
+class _OneByOne(DrawRandom):
+    """The same stream, but not a `DrawRandom` itself: `Prose.draw` then makes its draws one by one."""
+
+
+@pytest.mark.parametrize("bounds", [(2, 2), (3, 5), (2, 11), (8, 13)])
+def test_the_batched_prose_draw_writes_what_draws_one_by_one_write(bounds: tuple[int, int]) -> None:
+    gen = g.prose(*bounds)
+    asks = [*PROMPTS.values(), "Tell me about a apple", "", "1 2 3", "caf\u00e9 culture in Lisbon"]
+    for seed in range(400):
+        message = {"role": "user", "content": asks[seed % len(asks)]}
+        request = ModelRequest.from_dict({"model": "m", "messages": [message]})
+        batched, one_by_one = DrawContext(request, seed), DrawContext(request, seed)
+        one_by_one._rng = _OneByOne(seed)
+        assert gen.draw(batched) == gen.draw(one_by_one)
+        assert batched.rng.getstate() == one_by_one.rng.getstate()  # as many draws taken
 
 
 def _answers(seed: int) -> dict[str, str]:
