@@ -272,13 +272,12 @@ class SQLiteJournal(Journal):
         if self._maxlen == 0:
             return
         if self._written.pop(record.index, None) == (record.outcome, record.frames_sent):
-            return  # the row already says so: a transaction (half of what journaling a call cost) saved
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE calls SET record = json_set(record, '$.outcome', ?, '$.frames_sent', ?)"
-                " WHERE idx = ?",
-                (record.outcome, record.frames_sent, record.index),
-            )
+            return  # the row already says so: a statement (a third of what journaling a call costs) saved
+        # one autocommit statement: it holds the write lock from its start, as BEGIN IMMEDIATE would
+        self._conn().execute(
+            "UPDATE calls SET record = json_set(record, '$.outcome', ?, '$.frames_sent', ?) WHERE idx = ?",
+            (record.outcome, record.frames_sent, record.index),
+        )
 
     @property
     def total(self) -> int:
