@@ -153,8 +153,9 @@ class SQLiteJournal(Journal):
         with self._write(conn):
             self._create(conn)
         self._numbering = threading.Lock()
-        """Held from a call's INSERT to its record reaching the rule's history: this process's calls get
-        there in the order of their indices, as the journal's lock keeps them in memory."""
+        """Held from a call's INSERT to its record reaching the rule's history (and `_written`): this
+        process's calls get there in the order of their indices, as the journal's lock keeps them in
+        memory. Taken before SQLite's write lock wherever both are held."""
 
     def _create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, or check the ones there (migrating the first format's)."""
@@ -220,12 +221,12 @@ class SQLiteJournal(Journal):
         with self._numbering:
             index: int = conn.execute(_INSERT, row).lastrowid  # type: ignore[assignment]
             record = build.number(draft, index)
-        self._inserted(conn, record)
+            self._inserted(conn, record)
         return record
 
     def _add_in_transaction(self, build: Callable[[int], CallRecord]) -> CallRecord:
         """A plain function of the index: numbered, built and stored in one transaction."""
-        with self._write() as conn:
+        with self._numbering, self._write() as conn:  # the lock first, as `add` takes them
             record = build(self._next(conn))
             if self._maxlen == 0:  # no row: the running total keeps the index taken
                 conn.execute("UPDATE counters SET value = ? WHERE name = 'total'", (record.index + 1,))
@@ -241,7 +242,7 @@ class SQLiteJournal(Journal):
 
     def append(self, record: CallRecord) -> None:
         """Store a record numbered elsewhere (`next_index`); a row of the same index is replaced."""
-        with self._write() as conn:
+        with self._numbering, self._write() as conn:
             self._insert(conn, record)
 
     @staticmethod
