@@ -130,10 +130,16 @@ def _row_json(data: dict[str, Any]) -> str:
 
 
 class SQLiteJournal(Journal):
-    """The newest `maxlen` records in the SQLite file at `path` (created if missing)."""
+    """The newest `maxlen` records in the SQLite file at `path` (created if missing).
+
+    `synced=False` never waits for the disk (`PRAGMA synchronous=OFF`), for a file that does not outlive
+    its server (the workers' temporary journal): synced, the checkpoint every few hundred calls waits for
+    two fsyncs, and the worker whose call ran it waits with its event loop (on this machine's disk, 30-45
+    µs per call on average; the CPU time is the same)."""
 
     def __init__(
-        self, path: str | os.PathLike[str], maxlen: int = 1_000_000, *, timeout: float = 30.0
+        self, path: str | os.PathLike[str], maxlen: int = 1_000_000, *, timeout: float = 30.0,
+        synced: bool = True,
     ) -> None:
         if maxlen < 0:
             raise ValueError(f"journal size must be >= 0, got {maxlen}")
@@ -141,6 +147,7 @@ class SQLiteJournal(Journal):
         self.path = Path(path)
         self._maxlen = maxlen
         self._timeout = timeout
+        self._synchronous = "NORMAL" if synced else "OFF"
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._conns_lock = threading.Lock()
@@ -183,7 +190,7 @@ class SQLiteJournal(Journal):
             conn = sqlite3.connect(
                 self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
             )
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
             self._local.conn = conn
             with self._conns_lock:
                 self._conns.append(conn)

@@ -306,3 +306,30 @@ def test_a_calls_table_of_another_kind_is_refused(tmp_path: Path) -> None:
         conn.execute("CREATE TABLE calls (phone TEXT, at REAL)")
     with pytest.raises(sqlite3.DatabaseError, match="not a synthgpt journal's"):
         SQLiteJournal(db)
+
+
+def test_the_workers_temporary_journal_is_never_synced_and_a_named_one_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+    import io
+
+    from synthgpt.server.metrics import MULTIPROC_ENV
+    from synthgpt.server.run import ServeConfig, _share_between_workers, build_mock
+
+    def synchronous(journal: object) -> int:
+        assert isinstance(journal, SQLiteJournal)
+        return int(journal._conn().execute("PRAGMA synchronous").fetchone()[0])
+
+    assert synchronous(SQLiteJournal(tmp_path / "a.sqlite")) == 1  # NORMAL: synced at checkpoints
+    assert synchronous(SQLiteJournal(tmp_path / "b.sqlite", synced=False)) == 0  # OFF
+    monkeypatch.setenv(MULTIPROC_ENV, str(tmp_path))  # the user's: kept as it is
+    with contextlib.ExitStack() as cleanup:
+        config = _share_between_workers(ServeConfig(workers=2), cleanup, io.StringIO())
+        assert config.journal is not None and config.journal_scratch
+        assert ServeConfig.from_json(config.to_json()) == config  # what the workers are given
+        assert synchronous(build_mock(config).journal) == 0
+    named = ServeConfig(workers=2, journal=str(tmp_path / "kept.sqlite"))
+    with contextlib.ExitStack() as cleanup:
+        config = _share_between_workers(named, cleanup, io.StringIO())
+        assert not config.journal_scratch and synchronous(build_mock(config).journal) == 1
