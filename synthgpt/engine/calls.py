@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..rules.rule import Resolved, Rule
     from ..state.base import CallCounter
 
-__all__ = ["RecordBuilder", "delivery", "record_builder", "release"]
+__all__ = ["RecordBuilder", "delivery", "release"]
 
 
 def delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
@@ -63,10 +63,6 @@ class RecordBuilder(Builder):
             delivery=delivery(req, out),
             nbytes=self.nbytes,
         )
-
-
-record_builder = RecordBuilder
-"""The builder by its earlier name."""
 
 
 def release(resolved: Resolved, counter: CallCounter | None, fingerprint: Callable[[], str]) -> None:
