@@ -7,14 +7,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..journal import CallRecord, Delivery
+from ..journal import Builder, CallRecord, Delivery
 from ..model import ModelOutput, ModelRequest
 
 if TYPE_CHECKING:
     from ..rules.rule import Resolved, Rule
     from ..state.base import CallCounter
 
-__all__ = ["delivery", "record_builder", "release"]
+__all__ = ["RecordBuilder", "delivery", "release"]
 
 
 def delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
@@ -22,38 +22,47 @@ def delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
     return Delivery("error" if out.error is not None else "streaming" if req.stream else "done")
 
 
-def record_builder(
-    rule: Rule,
-    req: ModelRequest,
-    out: ModelOutput,
-    seed: int,
-    at: float,
-    captures: dict[str, str],
-    started: float,
-    nbytes: int = -1,
-) -> Callable[[int], CallRecord]:
-    """What the journal calls with the call's index (it numbers and stores in one step): the record,
-    kept in the rule's history too. The duration is taken then, for the journal only. `nbytes` is the
-    record's size when already known (a replayed call holds the request and output of the one it
-    repeats: the same size)."""
+class RecordBuilder(Builder):
+    """What the journal calls with the call's index (it numbers and stores in one step): the record, kept
+    in the rule's history too. The duration is taken then, for the journal only. `nbytes` is the record's
+    size when already known (a replayed call holds the request and output of the one it repeats: the
+    same size). A journal that numbers a call as it stores it (SQLite) drafts the record first."""
 
-    def build(index: int) -> CallRecord:
-        record = CallRecord(
-            index=index,
-            request=req,
-            rule=rule.name,
-            seed=seed,
-            output=out,
-            at=at,
-            duration_ms=(time.perf_counter() - started) * 1000.0,
-            captures=dict(captures),
-            delivery=delivery(req, out),
-            nbytes=nbytes,
-        )
-        rule._record(record)
+    __slots__ = ("at", "captures", "nbytes", "out", "req", "rule", "seed", "started")
+
+    def __init__(self, rule: Rule, req: ModelRequest, out: ModelOutput, seed: int, at: float,
+                 captures: dict[str, str], started: float, nbytes: int = -1) -> None:  # fmt: skip
+        self.rule, self.req, self.out, self.seed, self.at = rule, req, out, seed, at
+        self.captures, self.started, self.nbytes = captures, started, nbytes
+
+    def __call__(self, index: int) -> CallRecord:
+        record = self._make(index)
+        self.rule._record(record)
         return record
 
-    return build
+    def draft(self) -> CallRecord:
+        return self._make(-1)
+
+    def number(self, draft: CallRecord, index: int) -> CallRecord:
+        # frozen for its users; the draft has none yet (it reaches the rule's history just below)
+        object.__setattr__(draft, "index", index)
+        self.rule._record(draft)
+        return draft
+
+    def _make(self, index: int) -> CallRecord:
+        req, out = self.req, self.out
+        return CallRecord(
+            index=index,
+            request=req,
+            rule=self.rule.name,
+            seed=self.seed,
+            output=out,
+            at=self.at,
+            duration_ms=(time.perf_counter() - self.started) * 1000.0,
+            captures=dict(self.captures),
+            delivery=delivery(req, out),
+            nbytes=self.nbytes,
+        )
 
 
 def release(resolved: Resolved, counter: CallCounter | None, fingerprint: Callable[[], str]) -> None:

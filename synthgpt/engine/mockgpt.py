@@ -24,7 +24,7 @@ from ..seeding import seed_after, seed_prefix
 from ..state.base import CallCounter
 from .arguments import as_clock, as_ruleset
 from .budget import Budget, budget_for, prompt_tokens
-from .calls import record_builder, release
+from .calls import RecordBuilder, release
 from .drawing import draw_output
 from .memo import DrawMemo
 
@@ -214,7 +214,7 @@ class MockGPT:
             # rather than a step another replica may give too
             self._release(resolved)
             raise resolved.unshared
-        record = self.journal.add(record_builder(rule, req, out, seed, now, resolved.captures, started))
+        record = self.journal.add(RecordBuilder(rule, req, out, seed, now, resolved.captures, started))
         return Generation(out, rule, record, not reads and resolved.order_free)
 
     def _answer_seed(self, rule: str, fingerprint: int) -> int:
@@ -263,8 +263,8 @@ class MockGPT:
         """
         started = time.perf_counter()
         rule._claim()
-        build = record_builder(rule, record.request, record.output, record.seed, record.at, record.captures,
-                               started, record.nbytes)  # fmt: skip
+        build = RecordBuilder(rule, record.request, record.output, record.seed, record.at, record.captures,
+                              started, record.nbytes)  # fmt: skip
         return self.journal.add(build)
 
     def _release(self, resolved: Resolved) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from .memory import (
     DEFAULT_JOURNAL_BYTES,
     KEEP_LIVE,
+    Builder,
     CallRecord,
     Delivery,
     Journal,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_JOURNAL_BYTES",
     "KEEP_LIVE",
+    "Builder",
     "CallJournal",
     "CallRecord",
     "Delivery",
@@ -64,7 +66,8 @@ def __getattr__(name: str) -> Any:
 @runtime_checkable
 class CallJournal(Protocol):
     """A journal of calls. `add` numbers and stores a record in one step (calls from many threads keep
-    the order of their indices); `total` counts every call ever added, `len()` those still kept."""
+    the order of their indices; `build` may be a `Builder`, which a store may draft before numbering);
+    `total` counts every call ever added, `len()` those still kept."""
 
     def add(self, build: Callable[[int], CallRecord]) -> CallRecord: ...
 

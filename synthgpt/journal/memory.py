@@ -14,8 +14,8 @@ from ..model import ModelOutput, ModelRequest
 from .packing import pack, unpack_pair
 
 __all__ = [
-    "DEFAULT_JOURNAL_BYTES", "CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord", "record_bytes",
-    "unpack",
+    "DEFAULT_JOURNAL_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord",
+    "record_bytes", "unpack",
 ]  # fmt: skip
 
 Outcome = Literal["streaming", "done", "error", "fault", "cancelled"]
@@ -87,6 +87,24 @@ class CallRecord:
     @property
     def model(self) -> str:
         return self.request.model
+
+
+class Builder:
+    """A record builder `add` may be given instead of a plain function of the index: called with the
+    index, it builds the record as one does; a journal that learns the index only as it stores the row
+    (SQLite, where the row's key is the index) makes the record first (`draft`, index -1, shared with
+    no one) and numbers it once stored (`number`)."""
+
+    __slots__ = ()
+
+    def __call__(self, index: int) -> CallRecord:
+        return self.number(self.draft(), index)
+
+    def draft(self) -> CallRecord:
+        raise NotImplementedError
+
+    def number(self, draft: CallRecord, index: int) -> CallRecord:
+        raise NotImplementedError
 
 
 KEEP_LIVE = 16

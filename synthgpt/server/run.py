@@ -74,6 +74,8 @@ class ServeConfig:
     """Memory the in-memory journal may hold (and each rule's call history, `KEEP_CALLS_BYTES` at most)."""
     journal: str | None = None
     """A SQLite file shared by every worker (`synthgpt.journal.sqlite`); None: each worker's own memory."""
+    journal_scratch: bool = False
+    """`journal` is the temporary file the workers share, deleted at exit: never synced to disk."""
     context_window: int | None = None
     """Every model's context window (`MockGPT(context_window=…)`); a rule file's model profiles win."""
     access_log: bool = False
@@ -163,7 +165,8 @@ def build_mock(
         from ..journal.sqlite import SQLiteJournal
 
         try:
-            mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size)
+            mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size,
+                                         synced=not config.journal_scratch)  # fmt: skip
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
     if state is not None:
@@ -305,7 +308,7 @@ def _share_between_workers(config: ServeConfig, cleanup: contextlib.ExitStack, o
         path = os.path.join(scratch(), "calls.sqlite")
         print(f"synthgpt: {config.workers} workers share one journal in a temporary file "
               "(--journal PATH.sqlite keeps it)", file=out, flush=True)  # fmt: skip
-        config = replace(config, journal=path)
+        config = replace(config, journal=path, journal_scratch=True)
     return config
 
 

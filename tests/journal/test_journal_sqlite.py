@@ -71,7 +71,7 @@ def test_wal_mode_and_calls_table(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "j.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     cols = [r[1] for r in conn.execute("PRAGMA table_info(calls)")]
-    assert cols == ["id", "idx", "api", "model", "rule", "seed", "at", "duration_ms", "pid", "record"]
+    assert cols == ["idx", "api", "model", "rule", "seed", "at", "duration_ms", "pid", "record"]
     conn.close()
 
 
@@ -211,3 +211,128 @@ def test_a_call_that_ends_as_written_is_not_written_again(
     last = journal.list()[-1]
     assert (last.outcome, last.frames_sent) == ("done", streamed.text.count("data: "))
     assert len(updates) == 1  # a stream's row is rewritten when it ends
+
+
+def test_each_row_holds_the_whole_record_its_index_written_in_by_the_insert(tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    from synthgpt.journal.sqlite import _row_json
+
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+    mock = MockGPT(seed=2)
+    mock.journal = journal
+    for i in range(3):
+        _ask(mock, f"q{i}")
+    kept = mock.records
+    with sqlite3.connect(tmp_path / "j.sqlite") as conn:
+        rows = conn.execute("SELECT idx, rule, seed, record FROM calls ORDER BY idx").fetchall()
+    assert [r[0] for r in rows] == [0, 1, 2]
+    for (idx, rule, seed, text), record in zip(rows, kept, strict=True):
+        assert text == _row_json(record_to_dict(record))  # what a transaction writes for the record
+        assert json.loads(text) == json.loads(json.dumps(record_to_dict(record)))
+        assert (idx, rule, seed) == (record.index, record.rule, str(record.seed))
+    assert [r.index for r in next(r for r in mock.rules if r.name == "default").calls] == [0, 1, 2]
+
+
+def test_plain_builders_share_the_numbering_and_a_journal_of_none_counts(tmp_path: Path) -> None:
+    from synthgpt.journal import CallRecord
+    from synthgpt.model import ModelOutput, ModelRequest
+
+    db = tmp_path / "j.sqlite"
+    journal, counting = SQLiteJournal(db), SQLiteJournal(db, maxlen=0)
+    mock = MockGPT(seed=2)
+    mock.journal = journal
+    request = ModelRequest.from_dict({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+
+    def plain(i: int) -> CallRecord:
+        return CallRecord(i, request, "plain", 7, ModelOutput(), 0.0, 0.0)
+
+    _ask(mock, "a")
+    assert journal.add(plain).index == 1
+    assert counting.add(plain).index == 2  # numbered, not stored
+    _ask(mock, "b")
+    assert journal.next_index() == 4
+    journal.append(plain(4))
+    _ask(mock, "c")
+    assert [(r.index, r.rule) for r in journal.list()] == [
+        (0, "default"), (1, "plain"), (3, "default"), (4, "plain"), (5, "default")]  # fmt: skip
+    assert journal.total == counting.total == 6 and len(journal) == 5  # one file, one running total
+    journal.clear()
+    assert counting.add(plain).index == 6 and journal.total == 7
+    _ask(mock, "d")
+    assert [r.index for r in journal.list()] == [7]
+
+
+def test_a_file_of_the_first_format_is_migrated(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    mock = MockGPT(seed=2)
+    mock.journal = SQLiteJournal(tmp_path / "new.sqlite")
+    for i in range(3):
+        _ask(mock, f"q{i}")
+    kept = mock.records
+    with sqlite3.connect(db) as conn:  # the first format: numbered by a counter row, ordered by `id`
+        conn.executescript(
+            """
+            CREATE TABLE calls (id INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER NOT NULL,
+                api TEXT NOT NULL, model TEXT NOT NULL, rule TEXT NOT NULL, seed TEXT NOT NULL,
+                at REAL NOT NULL, duration_ms REAL NOT NULL, pid INTEGER NOT NULL, record TEXT NOT NULL);
+            CREATE INDEX calls_rule ON calls (rule);
+            CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+            INSERT INTO counters (name, value) VALUES ('total', 5);
+            """
+        )
+        rows = sqlite3.connect(tmp_path / "new.sqlite").execute(
+            "SELECT idx, api, model, rule, seed, at, duration_ms, pid, record FROM calls ORDER BY idx"
+        )
+        conn.executemany("INSERT INTO calls (idx, api, model, rule, seed, at, duration_ms, pid, record)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", list(rows))  # fmt: skip
+    with caplog.at_level("WARNING", logger="synthgpt.journal"):
+        journal = SQLiteJournal(db)
+    assert "migrating the journal" in caplog.text and str(db) in caplog.text
+    assert journal.list() == kept and journal.total == 5
+    mock.journal = journal
+    _ask(mock, "after")
+    assert [r.index for r in journal.list()] == [0, 1, 2, 5]
+    with sqlite3.connect(db) as conn:
+        assert next(r[1] for r in conn.execute("PRAGMA table_info(calls)")) == "idx"
+    assert SQLiteJournal(db).list() == journal.list()  # opened again: nothing to migrate
+
+
+def test_a_calls_table_of_another_kind_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "other.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE calls (phone TEXT, at REAL)")
+    with pytest.raises(sqlite3.DatabaseError, match="not a synthgpt journal's"):
+        SQLiteJournal(db)
+
+
+def test_the_workers_temporary_journal_is_never_synced_and_a_named_one_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+    import io
+
+    from synthgpt.server.metrics import MULTIPROC_ENV
+    from synthgpt.server.run import ServeConfig, _share_between_workers, build_mock
+
+    def synchronous(journal: object) -> int:
+        assert isinstance(journal, SQLiteJournal)
+        return int(journal._conn().execute("PRAGMA synchronous").fetchone()[0])
+
+    assert synchronous(SQLiteJournal(tmp_path / "a.sqlite")) == 1  # NORMAL: synced at checkpoints
+    assert synchronous(SQLiteJournal(tmp_path / "b.sqlite", synced=False)) == 0  # OFF
+    monkeypatch.setenv(MULTIPROC_ENV, str(tmp_path))  # the user's: kept as it is
+    with contextlib.ExitStack() as cleanup:
+        config = _share_between_workers(ServeConfig(workers=2), cleanup, io.StringIO())
+        assert config.journal is not None and config.journal_scratch
+        assert ServeConfig.from_json(config.to_json()) == config  # what the workers are given
+        assert synchronous(build_mock(config).journal) == 0
+    named = ServeConfig(workers=2, journal=str(tmp_path / "kept.sqlite"))
+    with contextlib.ExitStack() as cleanup:
+        config = _share_between_workers(named, cleanup, io.StringIO())
+        assert not config.journal_scratch and synchronous(build_mock(config).journal) == 1
