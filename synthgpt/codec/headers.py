@@ -10,6 +10,7 @@ forgot to swap it for a dummy one. So every codec's `decode` passes the headers 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 __all__ = ["CREDENTIAL_HEADERS", "KeptHeaders", "is_credential", "journal_headers", "kept_raw_headers"]
 
@@ -78,13 +79,19 @@ def journal_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> t
         try:
             name = kept[k]
         except KeyError:
-            name = None if is_credential(k) else k.lower()
-            if len(kept) >= _KEPT_MAX:
-                kept.clear()
-            kept[k] = name
+            name = _learn(kept, k, k)
         if name is not None:
             out.append((name, v))
     return tuple(out)
+
+
+def _learn(kept: dict[Any, str | None], key: Any, text: str) -> str | None:
+    """How a header name not seen yet is kept (None: a credential, left out), remembered under `key`."""
+    name = None if is_credential(text) else text.lower()
+    if len(kept) >= _KEPT_MAX:  # names come from clients: keep the table bounded
+        kept.clear()
+    kept[key] = name
+    return name
 
 
 _RAW_KEPT: dict[bytes, str | None] = {}
@@ -101,11 +108,7 @@ def kept_raw_headers(raw: Iterable[tuple[bytes, bytes]]) -> KeptHeaders:
         try:
             name = kept[k]
         except KeyError:
-            text = k.decode("latin-1")
-            name = None if is_credential(text) else text.lower()
-            if len(kept) >= _KEPT_MAX:
-                kept.clear()
-            kept[k] = name
+            name = _learn(kept, k, k.decode("latin-1"))
         if name is not None:
             out.append((name, v.decode("latin-1")))
     return KeptHeaders(tuple(out))
