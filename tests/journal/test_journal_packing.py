@@ -13,15 +13,7 @@ from synthgpt import matchers as m
 from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
 from synthgpt.journal.packing import pack, pickled, unpack_pair
 from synthgpt.model import ModelOutput, ModelRequest, StreamPlan
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather for a city",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    },
-}
+from tests.codec.test_openai_chat import WEATHER
 
 
 def _models(value: Any) -> list[Any]:
