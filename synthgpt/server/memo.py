@@ -79,8 +79,7 @@ class ResponseMemo(KeptAnswers[Key, MemoEntry]):
 
     def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
         """Keep `entry` if `key` was seen before (under this generation) and it fits the bounds."""
-        if self.admit(gen, key):
-            self.store(gen, key, entry, _size(key, entry))
+        self.keep(gen, key, entry, _size(key, entry))
 
 
 def _size(key: Key, entry: MemoEntry) -> int:

@@ -226,8 +226,7 @@ def _text_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return ",".join(map(str, value)) or "-"
-    text = str(value)
-    return json.dumps(text) if (" " in text or '"' in text or not text) else text
+    return _text_str(str(value))
 
 
 def text_line(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> str:
@@ -244,6 +243,7 @@ def text_line(scope: Scope, obs: Observed, faults: tuple[str, ...]) -> str:
 
 
 def _text_str(text: str) -> str:
+    """A text value as the line writes it: quoted (JSON) when it is empty or holds a space or a quote."""
     return json.dumps(text) if (" " in text or '"' in text or not text) else text
 
 
