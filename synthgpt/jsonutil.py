@@ -69,7 +69,7 @@ def dumps_many(values: Sequence[Any], *, nulls: int = 0) -> list[str]:
         return [dumps(v) for v in values]
     # joining hides no match of a text; a match across two texts could only send them all to `dumps`
     joined = b"".join(outs)
-    if b"0.0000" in joined or (b"e-" in joined and _EXPONENT(joined) is not None):
+    if _tiny_float_text(joined):
         return [dumps(v) for v in values]
     if joined.count(b"null") != nulls:
         return [dumps(v) for v in values]
@@ -83,7 +83,7 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
         out = _orjson(value, option=_OPTIONS)
     except TypeError:  # beyond orjson: the standard encoder writes it or refuses it, with its own message
         return None
-    if b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None):  # `in` first: a regex is slow
+    if _tiny_float_text(out):
         return None
     if (out.count(b"null") != nulls if nulls else b"null" in out) and _loads(out) != value:
         return None  # a NaN or an infinity became null (or a tuple: harmless)
@@ -106,7 +106,7 @@ def canonical_bytes(value: Any) -> bytes:
         out = _orjson(value, option=_SORTED)
     except TypeError:
         out = None
-    if out is None or b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None):
+    if out is None or _tiny_float_text(out):
         return _CANONICAL(value).encode()
     return out
 
@@ -128,9 +128,15 @@ def canonical_bytes_strict(value: Any, default: Callable[[Any], Any], floats: bo
         out = _orjson(value, default=default, option=_STRICT)
     except TypeError:
         return None
-    if floats and (b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None)):
+    if floats and _tiny_float_text(out):
         return None
     return out
+
+
+def _tiny_float_text(out: bytes) -> bool:
+    """Whether orjson's `out` may hold a float under 1e-4, which it writes otherwise than `repr` (`0.0000…`
+    or a digit before `e-`; see the module's notes). `in` first: the regex is the slow part."""
+    return b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None)
 
 
 _orjson = orjson.dumps
