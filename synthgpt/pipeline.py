@@ -271,7 +271,12 @@ class Accepted:
     def key(self) -> tuple[str, str]:
         """What identifies the request for the request id of a failure: its path and a hash of its body
         (hashed only when a call fails: the answered ones never need it)."""
-        return self.path, _body_hash(self.raw)
+        return request_key(self.path, self.raw)
+
+
+def request_key(path: str, raw: bytes) -> tuple[str, str]:
+    """`Accepted.key` of a request given as its path and body."""
+    return path, _body_hash(raw)
 
 
 def accept(

@@ -44,6 +44,7 @@ __all__ = [
     "Outcome",
     "PackedRecord",
     "SQLiteJournal",
+    "journal_written",
     "record_bytes",
     "record_from_dict",
     "record_to_dict",
@@ -52,6 +53,15 @@ __all__ = [
 
 MemoryJournal = Journal
 """The in-memory journal by the name that says so (`Journal` stays its public name)."""
+
+
+async def journal_written(journal: object) -> Exception | None:
+    """Wait until the calls `journal` holds back are in its store (a batched `SQLiteJournal` writes the
+    calls of one pass of the event loop together, see its module); the error that kept them out, if any.
+    Every other journal has stored a call by the time `add` returns."""
+    unwritten = getattr(journal, "unwritten", None)
+    batch = unwritten() if unwritten is not None else None
+    return None if batch is None else await batch.wait()
 
 
 def __getattr__(name: str) -> Any:

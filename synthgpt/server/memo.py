@@ -28,7 +28,7 @@ from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..engine import MockGPT
 from ..engine.memo import KeptAnswers, generation
 from ..errors import StateUnavailable
-from ..journal import CallRecord
+from ..journal import CallRecord, journal_written
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
 from .observe import note_frames, note_output
@@ -114,6 +114,8 @@ async def replay(scope: Scope, receive: Receive, send: Send, mock: MockGPT, entr
         except StateUnavailable:
             return False
     record = mock.replay(entry.rule, entry.record)
+    if await journal_written(mock.journal) is not None:
+        return False  # the journal could not take it: the route answers (and refuses) instead
     note_output(scope, record.output, record.request)
     stream = record.request.stream
     fault = ending_fault(record.output.stream) if stream else None

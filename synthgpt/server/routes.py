@@ -34,7 +34,8 @@ from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.openai_responses.store import ConversationStore
 from ..engine import MockGPT
 from ..errors import BodyTooLarge, SynthGPTError
-from ..pipeline import Answered, finish, finish_answered, model_not_found, refuse
+from ..journal import journal_written
+from ..pipeline import Answered, finish, finish_answered, model_not_found, refuse, request_key
 from ..state.aio import SharedAnswers
 from .memo import memo_slot, remember, replay
 from .observe import note_answered, note_api, note_frames
@@ -225,6 +226,11 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
                 answered = accepted
             else:
                 answered = await worker.respond(mock, codec, accepted)
+    if answered.generation is not None:  # a journal that writes in batches: this call's is in the file
+        error = await journal_written(mock.journal)
+        if error is not None:
+            finish(mock, answered.generation.record, error)
+            answered = refuse(mock, codec, error, *request_key(path, raw))
     note_answered(scope, answered)
     failed = answered.exception
     if failed is not None and answered.status >= 500:

@@ -166,7 +166,7 @@ def build_mock(
 
         try:
             mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size,
-                                         synced=not config.journal_scratch)  # fmt: skip
+                                         synced=not config.journal_scratch, batched=True)  # fmt: skip
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
     if state is not None:

@@ -43,6 +43,8 @@ def test_workers_share_one_sqlite_journal(tmp_path: Path) -> None:
         for i in range(20):  # a new connection per call, so the kernel may hand them to either worker
             body = {"model": "gpt-4o", "messages": [{"role": "user", "content": f"call {i}"}]}
             assert httpx.post(url + "/v1/chat/completions", json=body).status_code == 200
+            # a call is in the file before its answer leaves (the workers write theirs in batches)
+            assert httpx.get(url + "/_synthgpt/calls").headers["x-total-count"] == str(i + 1)
         for _ in range(4):  # whichever worker answers the admin route sees all twenty calls
             listing = httpx.get(url + "/_synthgpt/calls")
             assert listing.headers["x-total-count"] == "20"
