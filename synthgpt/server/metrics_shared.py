@@ -238,4 +238,5 @@ def _forget_files() -> None:
     _opening = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_forget_files)
+if hasattr(os, "register_at_fork"):  # not on Windows, where nothing forks
+    os.register_at_fork(after_in_child=_forget_files)
