@@ -28,7 +28,7 @@ from starlette.responses import Response
 
 if TYPE_CHECKING:
     from ..engine import MockGPT
-    from .metrics_export import SharedMetrics
+    from .metrics_shared import SharedMetrics
     from .observe import Observed
 
 __all__ = ["BUCKETS", "CONTENT_TYPE", "HELP", "JOURNAL_HELP", "MAX_SERIES", "MULTIPROC_ENV", "Metrics",
@@ -53,8 +53,8 @@ class Metrics:
 
     In one process they are plain numbers, added to per answer and turned into metric families when
     scraped (prometheus_client's own metric objects take a lock per update: ~15 us per answer, more than
-    answering from the memo costs). With several workers they are prometheus_client's multiprocess
-    metrics, whose values the workers share through files.
+    answering from the memo costs). With several workers, `metrics_shared.SharedMetrics` adds them to
+    the files the workers share instead (`requests` is still kept, for `MAX_SERIES`).
     """
 
     def __init__(self, mock: MockGPT) -> None:
@@ -64,7 +64,7 @@ class Metrics:
         self.shared_journal = not _in_memory(mock)
         self.shared: SharedMetrics | None = None
         if multiprocess():
-            from .metrics_export import SharedMetrics
+            from .metrics_shared import SharedMetrics
 
             self.shared = SharedMetrics(mock, self.shared_journal)
         self.requests: dict[tuple[str, str, str, int], int] = {}
