@@ -70,7 +70,14 @@ def _assert_same(record: CallRecord, *, fast: bool = True) -> None:
     assert record_json(record) == _old_text(record)
     if fast:
         assert _written(record) is not None
-    assert record_to_dict(record) == _old_dict(record)
+    _assert_same_dict(record)
+
+
+def _assert_same_dict(record: CallRecord) -> None:
+    """`record_to_dict` gives the dict it gave: equal, keys in the same order, values of the same types."""
+    got, want = record_to_dict(record), _old_dict(record)
+    assert got == want or math.isnan(record.at)
+    assert repr(got) == repr(want)
 
 
 def _mock() -> MockGPT:
@@ -174,6 +181,7 @@ def test_every_decoded_request_is_written_as_the_dumps_wrote_it() -> None:
             record = _record(req, out)
             assert _written(record) is not None, (route, raw[:200])
             assert record_json(record) == _old_text(record), (route, raw[:200])
+            _assert_same_dict(record)
         written += 1
     assert written > 1000
 
@@ -192,6 +200,7 @@ def test_the_record_fields_are_written_as_before() -> None:
     ]:
         record = _record(request, output, **fields)
         assert record_json(record) == _old_text(record), fields
+        _assert_same_dict(record)
 
 
 class _Colour(enum.Enum):
@@ -256,7 +265,7 @@ def test_awkward_values_are_written_as_before_or_the_old_way(extra: dict[Any, An
     assert (_written(record) is not None) is fast
     assert record_json(record) == _old_text(record)
     if fast:
-        assert record_to_dict(record) == _old_dict(record)
+        _assert_same_dict(record)
 
 
 def test_a_fragment_in_a_request_is_written_where_the_dump_refused_it() -> None:
@@ -330,6 +339,7 @@ def test_what_the_dumps_write_otherwise_takes_the_old_path() -> None:
     for record in odd:
         assert _written(record) is None
         assert record_json(record) == _old_text(record)
+        _assert_same_dict(record)
     # the standard encoder's text where orjson refuses: ASCII-escaped, as it always was
     assert "\\ud800" in record_json(odd[-1])
 
@@ -339,3 +349,19 @@ def test_a_float_field_holding_an_int_is_written_as_a_float() -> None:
     text = record_json(_record(ModelRequest(), ModelOutput(stream=plan)))
     assert '"first_delay_ms":3.0' in text
     assert math.isclose(json.loads(text)["output"]["stream"]["first_delay_ms"], 3)
+
+
+def test_each_dict_is_a_fresh_one() -> None:
+    """Callers may change what `record_to_dict` gives them: a plan's dump is kept, never handed out."""
+    plan = StreamPlan(deltas=("a", "b"), faults=[{"kind": "disconnect", "after": 3}])
+    record = _record(ModelRequest(), ModelOutput(stream=plan))
+    first = record_to_dict(record)
+    stream = first["output"]["stream"]
+    stream["faults"][0]["after"] = 99
+    stream["faults"].append({})
+    stream["deltas"].append("c")
+    stream["chunk_chars"] = 0
+    first["output"]["choices"][0]["parts"].append({})
+    first["output"]["usage"]["prompt_tokens"] = -1
+    _assert_same(record)
+    assert record.output.usage.prompt_tokens == 0 and record.output.stream.faults[0].after == 3
