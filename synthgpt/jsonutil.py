@@ -29,6 +29,7 @@ import orjson
 
 __all__ = [
     "canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many",
+    "sorted_bytes_strict",
 ]  # fmt: skip
 
 
@@ -124,13 +125,21 @@ def canonical_bytes_strict(value: Any, default: Callable[[Any], Any], floats: bo
     whatever it holds (strings are written alike by both, character by character: a test compares every
     code point), and the two scans for what only a float writes differently are skipped (~0.7 µs for a
     400-byte text: `in` on bytes is no memchr)."""
-    try:
-        out = _orjson(value, default=default, option=_STRICT)
-    except TypeError:
-        return None
-    if floats and _tiny_float_text(out):
+    out = sorted_bytes_strict(value, default)
+    if out is None or (floats and _tiny_float_text(out)):
         return None
     return out
+
+
+def sorted_bytes_strict(value: Any, default: Callable[[Any], Any]) -> bytes | None:
+    """orjson's own text of `value` with keys sorted (floats as orjson writes them, NaN and infinities as
+    null), with `default` called for everything but exact `str`, `int`, `float`, `bool`, None, `dict`,
+    `list` and `tuple` (orjson itself writes only enums, UUIDs and `orjson.Fragment`s besides); None when
+    orjson or `default` refuses a value (any exception `default` raises reaches here as a TypeError)."""
+    try:
+        return _orjson(value, default=default, option=_STRICT)
+    except TypeError:
+        return None
 
 
 def _tiny_float_text(out: bytes) -> bool:
