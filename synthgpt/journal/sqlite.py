@@ -31,12 +31,9 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
-
-import orjson
 
 from .memory import Builder, CallRecord, Journal
-from .records import record_from_dict, record_to_dict
+from .records import record_from_dict, record_json
 
 __all__ = ["SQLiteJournal", "sql_glob"]
 
@@ -132,14 +129,6 @@ _WRITTEN = 4096
 _PRUNE_EVERY = 32
 """Rows past the bound are deleted every this many calls (a statement per call was a fifth of the cost
 of journaling one); queries leave them out in between."""
-
-
-def _row_json(data: dict[str, Any]) -> str:
-    """A record's row text, keys sorted (read back with `json.loads`; never sent anywhere)."""
-    try:
-        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode()
-    except TypeError:  # beyond orjson (an integer past 64 bits in a request's extra fields)
-        return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 class Batch:
@@ -266,7 +255,7 @@ class SQLiteJournal(Journal):
                 return self._add_to_batch(build, loop)
         self._written_out()  # drafted on the loop: they come first, as they came first
         draft = build.draft()
-        text = _row_json(record_to_dict(draft))
+        text = record_json(draft)
         cut = text.index(_PLACEHOLDER) + 8  # after `"index":`
         row = (draft.api, draft.model, draft.rule, str(draft.seed), draft.at, draft.duration_ms, os.getpid(),
                text[:cut], text[cut + 2 :])  # fmt: skip
@@ -377,7 +366,7 @@ class SQLiteJournal(Journal):
     @staticmethod
     def _row(record: CallRecord) -> tuple[int, str, str, str, str, float, float, int, str]:
         return (record.index, record.api, record.model, record.rule, str(record.seed), record.at,
-                record.duration_ms, os.getpid(), _row_json(record_to_dict(record)))  # fmt: skip
+                record.duration_ms, os.getpid(), record_json(record))  # fmt: skip
 
     def _insert(self, conn: sqlite3.Connection, record: CallRecord) -> None:
         if self._maxlen == 0:

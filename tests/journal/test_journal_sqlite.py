@@ -217,7 +217,7 @@ def test_each_row_holds_the_whole_record_its_index_written_in_by_the_insert(tmp_
     import json
     import sqlite3
 
-    from synthgpt.journal.sqlite import _row_json
+    from synthgpt.journal.records import record_json
 
     journal = SQLiteJournal(tmp_path / "j.sqlite")
     mock = MockGPT(seed=2)
@@ -229,7 +229,7 @@ def test_each_row_holds_the_whole_record_its_index_written_in_by_the_insert(tmp_
         rows = conn.execute("SELECT idx, rule, seed, record FROM calls ORDER BY idx").fetchall()
     assert [r[0] for r in rows] == [0, 1, 2]
     for (idx, rule, seed, text), record in zip(rows, kept, strict=True):
-        assert text == _row_json(record_to_dict(record))  # what a transaction writes for the record
+        assert text == record_json(record)  # what a transaction writes for the record
         assert json.loads(text) == json.loads(json.dumps(record_to_dict(record)))
         assert (idx, rule, seed) == (record.index, record.rule, str(record.seed))
     assert [r.index for r in next(r for r in mock.rules if r.name == "default").calls] == [0, 1, 2]

@@ -12,8 +12,8 @@ import httpx
 
 from synthgpt import MockGPT
 from synthgpt.journal import journal_written
-from synthgpt.journal.records import record_to_dict
-from synthgpt.journal.sqlite import SQLiteJournal, _row_json
+from synthgpt.journal.records import record_json, record_to_dict
+from synthgpt.journal.sqlite import SQLiteJournal
 
 CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -57,7 +57,7 @@ def test_the_calls_of_one_pass_are_written_together_at_the_next(tmp_path: Path) 
     rows = _rows(tmp_path / "j.sqlite")
     kept = journal.list()
     assert [idx for idx, _ in rows] == [0, 1, 2, 3, 4]
-    assert [text for _, text in rows] == [_row_json(record_to_dict(r)) for r in kept]
+    assert [text for _, text in rows] == [record_json(r) for r in kept]
     # the same records, rows and numbers as an unbatched journal of the same calls
     plain = MockGPT(seed=1)
     plain.journal = SQLiteJournal(tmp_path / "plain.sqlite")
