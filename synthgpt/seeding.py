@@ -12,8 +12,8 @@ from typing import Any
 from .jsonutil import canonical_json
 
 __all__ = [
-    "HEX", "DrawRandom", "canonical_json", "derive_seed", "label_key", "make_rng", "mix_seed",
-    "seed_after", "seed_prefix", "token_from_seed",
+    "HEX", "DrawRandom", "MixedSeeds", "canonical_json", "derive_seed", "first_outputs", "label_key",
+    "make_rng", "mix_seed", "seed_after", "seed_prefix", "token_from_seed",
 ]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -114,6 +114,46 @@ def _lanes(count: int) -> tuple[int, int, int, Callable[[bytes], tuple[int, ...]
     return ones, steps, _MASK * ones, struct.Struct("<" + "Q8x" * count).unpack
 
 
+_Lanes = tuple[int, int, int, int, Callable[[bytes], tuple[int, ...]]]
+"""Lanes of 1s, the keys in lanes, the first step in lanes, the mask, what reads the lanes back."""
+
+
+class MixedSeeds:
+    """`mix_seed(seed, key)` for each of a fixed list of keys, all at once: the seeds of a render's forks.
+
+    A template's n-th draw forks with the n-th key; a mix costs ~0.5 µs in Python, most of it making ints.
+    Here every key has a 128-bit lane of one wide integer (as in `DrawRandom.next64s`) and each step of the
+    mix is one operation over all lanes: nothing crosses between lanes, as each lane's value stays below
+    2**64 before a product with a 64-bit constant, and the masks clear what a shift brings down.
+    """
+
+    __slots__ = ("_keys", "_lanes")
+
+    def __init__(self, keys: tuple[int, ...]) -> None:
+        self._keys = keys
+        count = len(keys)
+        if 3 <= count <= _MAX_LANES:
+            ones, _, mask, unpack = _lanes(count)
+            packed = sum((k & _MASK) << (128 * i) for i, k in enumerate(keys))
+            self._lanes: _Lanes | None = (ones, packed, _GAMMA * ones, mask, unpack)
+        else:  # a mix or two (or more keys than lanes): one by one
+            self._lanes = None
+
+    def __call__(self, seed: int) -> tuple[int, ...]:
+        lanes = self._lanes
+        if lanes is None:
+            return tuple(mix_seed(seed, k) for k in self._keys)
+        ones, packed, gammas, mask, unpack = lanes
+        # only the low 64 bits of `seed ^ key` reach a mix (its first step masks the sum): `seed & _MASK`
+        # has the same, for a negative or wider seed too
+        z = ((((seed & _MASK) * ones) ^ packed) + gammas) & mask
+        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+        # no mask after the last step: what it brings down from the next lane lands in the high half of a
+        # lane, which `unpack` skips
+        return unpack((z ^ (z >> 31)).to_bytes(16 * len(self._keys), "little"))
+
+
 class DrawRandom(random.Random):
     """The RNG of one draw: a `random.Random` whose state is SplitMix64 (one 64-bit counter).
 
@@ -151,27 +191,8 @@ class DrawRandom(random.Random):
         """The next `count` outputs of `next64` (or of `getrandbits(64)`) at once: for a caller that knows
         how many draws it makes and maps them as `choice`, `sample` and `randint` would."""
         s = self._s
-        if not 3 <= count <= _MAX_LANES:
-            out = []
-            for _ in range(count):
-                s = (s + _GAMMA) & _MASK
-                z = ((s ^ (s >> 30)) * _MIX1) & _MASK
-                z = ((z ^ (z >> 27)) * _MIX2) & _MASK
-                out.append(z ^ (z >> 31))
-            self._s = s
-            return out
-        # Every output in one wide integer, output i in bits 128i..128i+63 (a lane): a step is one operation
-        # over all lanes, not a few per output (~0.45 µs an output: most of a Python mix is making ints).
-        # Nothing crosses from lane to lane: a state or a masked value is below 2**64, so a product with a
-        # 64-bit constant is below 2**128, and what a right shift brings down from the next lane lands
-        # above bit 64, where the mask takes it off.
-        ones, steps, mask, unpack = _lanes(count)
         self._s = (s + count * _GAMMA) & _MASK
-        z = (s * ones + steps) & mask  # lane i: the state after i + 1 steps
-        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
-        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
-        z = (z ^ (z >> 31)) & mask
-        return list(unpack(z.to_bytes(16 * count, "little")))
+        return _outputs(s, count)
 
     def random(self) -> float:
         self._s = z = (self._s + _GAMMA) & _MASK
@@ -243,6 +264,37 @@ class DrawRandom(random.Random):
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
         return a + (((z ^ (z >> 31)) * (b - a + 1)) >> 64)
+
+
+def first_outputs(seed: int, count: int) -> list[int]:
+    """What `DrawRandom(seed).next64s(count)` gives, without making the RNG: a caller that only maps
+    outputs skips `random.Random`'s constructor, which seeds a Mersenne Twister that is never used."""
+    if count == 1:  # the first output is the mix of the state's first step: `mix_seed` with key 0
+        return [mix_seed(seed, 0)]
+    return _outputs(seed & _MASK, count)
+
+
+def _outputs(s: int, count: int) -> list[int]:
+    """The `count` outputs after state `s` (below 2**64)."""
+    if not 3 <= count <= _MAX_LANES:
+        out = []
+        for _ in range(count):
+            s = (s + _GAMMA) & _MASK
+            z = ((s ^ (s >> 30)) * _MIX1) & _MASK
+            z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+            out.append(z ^ (z >> 31))
+        return out
+    # Every output in one wide integer, output i in bits 128i..128i+63 (a lane): a step is one operation
+    # over all lanes, not a few per output (~0.45 µs an output: most of a Python mix is making ints).
+    # Nothing crosses from lane to lane: a state or a masked value is below 2**64, so a product with a
+    # 64-bit constant is below 2**128, and what a right shift brings down from the next lane lands
+    # above bit 64, where the mask takes it off.
+    ones, steps, mask, unpack = _lanes(count)
+    z = (s * ones + steps) & mask  # lane i: the state after i + 1 steps
+    z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+    z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+    z = (z ^ (z >> 31)) & mask
+    return list(unpack(z.to_bytes(16 * count, "little")))
 
 
 def make_rng(seed: int) -> random.Random:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import random
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RuleError, UnknownNameError
 from ..jsonutil import dumps
-from ..seeding import DrawRandom, derive_seed
+from ..seeding import DrawRandom, derive_seed, first_outputs
 from .core import DrawContext, Generator
 from .faker_time import pin_faker_modules, pinned_now
 
@@ -162,30 +162,105 @@ def _pattern(rng: random.Random, text: str, letters: str, digits: bool, letters_
     return "".join(out)
 
 
+class _Pattern:
+    """`_pattern` for one text and set of letters, read once into what it draws.
+
+    Each of # % $ and ? (with letters) is one draw, `randrange` or `choice`, whose output `z` becomes an
+    index, `(z * n) >> 64`, into its n characters: a digit is `str` of `randrange(10)`, `randrange(1, 10)`
+    or `randrange(2, 10)`, i.e. one of the characters of `_DIGIT_PICKS`. A pattern takes all its draws at
+    once (`DrawRandom.next64s`, `seeding.first_outputs`) and formats them in (`??-#####`: ~2x less work
+    than one `randrange` at a time). ! and @ draw once or twice: a text with them (rare) is drawn by
+    `_pattern`.
+    """
+
+    __slots__ = ("_args", "_format", "_picks")
+
+    def __init__(self, text: str, letters: str, digits: bool, letters_too: bool) -> None:
+        self._args = (text, letters, digits, letters_too)
+        self._format = ""
+        self._picks: tuple[tuple[str, int], ...] | None = None
+        if (digits and ("!" in text or "@" in text)) or len(letters) > 1 << 32:
+            return  # (`DrawRandom.choice` hands a sequence that long to `random.Random`)
+        parts: list[str] = []
+        picks: list[tuple[str, int]] = []
+        for ch in text:
+            chars = _DIGIT_PICKS.get(ch) if digits else None
+            if chars is None and letters_too and ch == "?":
+                if not letters:
+                    continue  # nothing, and no draw
+                chars = letters
+            if chars is None:
+                parts.append(ch.replace("%", "%%"))
+            else:
+                parts.append("%s")
+                picks.append((chars, len(chars)))
+        self._format = "".join(parts)
+        self._picks = tuple(picks)
+
+    def __call__(self, rng: random.Random) -> str:
+        picks = self._picks
+        if picks is None or type(rng) is not DrawRandom:  # any other RNG: its own draws, one at a time
+            return _pattern(rng, *self._args)
+        return self._filled(picks, rng.next64s(len(picks)))
+
+    def at(self, seed: int) -> str:
+        """What it draws with a new `DrawRandom(seed)`."""
+        picks = self._picks
+        if picks is None:
+            return _pattern(DrawRandom(seed), *self._args)
+        return self._filled(picks, first_outputs(seed, len(picks)))
+
+    def _filled(self, picks: tuple[tuple[str, int], ...], outs: list[int]) -> str:
+        return self._format % tuple([chars[(z * n) >> 64] for (chars, n), z in zip(picks, outs, strict=True)])
+
+
+class _Choice:
+    """`rng.choice(items)`; `at(seed)` is the choice of a new `DrawRandom(seed)`, without making it."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: tuple[str, ...]) -> None:
+        self._items = items
+
+    def __call__(self, rng: random.Random) -> str:
+        return rng.choice(self._items)
+
+    def at(self, seed: int) -> str:
+        items = self._items
+        return items[(first_outputs(seed, 1)[0] * len(items)) >> 64]
+
+
+_DIGIT_PICKS = {"#": "0123456789", "%": "123456789", "$": "23456789"}
+"""The characters `#`, `%` and `$` draw from: `str` of `randrange(10)`, `randrange(1, 10)`,
+`randrange(2, 10)`, each the index its draw gives."""
+
 # Providers drawn here from the draw's own RNG instead of by Faker (the same kinds of values, ~20x cheaper):
-# the character patterns of any locale, and en_US's day and month names (Faker takes them from a random
-# datetime before the clock's now; any of the seven days is as likely).
-_NATIVE: dict[str, Callable[..., str]] = {
-    "bothify": lambda rng, text="## ??", letters=_ASCII_LETTERS: _pattern(rng, text, letters, True, True),
-    "numerify": lambda rng, text="###": _pattern(rng, text, "", True, False),
-    "lexify": lambda rng, text="????", letters=_ASCII_LETTERS: _pattern(rng, text, letters, False, True),
+# the character patterns of any locale (whether each reads digits and `?`, its default text and letters),
+# and en_US's day and month names (Faker takes them from a random datetime before the clock's now; any of
+# the seven days is as likely).
+_PATTERNS: dict[str, tuple[bool, bool, str, str]] = {
+    "bothify": (True, True, "## ??", _ASCII_LETTERS),
+    "numerify": (True, False, "###", ""),
+    "lexify": (False, True, "????", _ASCII_LETTERS),
 }
-_NATIVE_EN_US: dict[str, Callable[..., str]] = {
-    "day_of_week": lambda rng: rng.choice(_DAYS),
-    "month_name": lambda rng: rng.choice(_MONTHS),
-}
+_NATIVE_EN_US = {"day_of_week": _Choice(_DAYS), "month_name": _Choice(_MONTHS)}
 
 
-def _native(provider: str, locale: str, kwargs: dict[str, Any]) -> Callable[..., str] | None:
-    """The native drawer of `provider`, if it has one that takes these arguments as Faker does."""
-    found = _NATIVE.get(provider) or (_NATIVE_EN_US.get(provider) if locale == "en_US" else None)
-    if found is None:
-        return None
-    if provider in ("bothify", "lexify") and not isinstance(kwargs.get("letters", ""), str):
-        return None  # Faker takes any sequence of letters; this one takes text
-    if not isinstance(kwargs.get("text", ""), str):
-        return None
-    return found
+def _native(provider: str, locale: str, kwargs: dict[str, Any]) -> _Pattern | _Choice | None:
+    """The native drawer of `provider` with these arguments, given the draw's RNG, if it has one that takes
+    them as Faker does (any other argument fails `Fake`'s trial call with Faker)."""
+    text, letters = kwargs.get("text", ""), kwargs.get("letters", "")
+    if not isinstance(text, str) or not isinstance(letters, str):
+        return None  # Faker takes any sequence of letters; these take text
+    pattern = _PATTERNS.get(provider)
+    if pattern is not None:
+        digits, letters_too, default_text, default_letters = pattern
+        if set(kwargs) - {"text", "letters"} or ("letters" in kwargs and not letters_too):
+            return None
+        return _Pattern(kwargs.get("text", default_text), kwargs.get("letters", default_letters), digits,
+                        letters_too)  # fmt: skip
+    found = _NATIVE_EN_US.get(provider) if locale == "en_US" else None
+    return None if found is None or kwargs else found
 
 
 class _FakerRandom(random.Random):
@@ -253,7 +328,7 @@ def faker_providers(locale: str = "en_US") -> frozenset[str]:
 class Fake(Generator[Any]):
     """Any Faker provider by name, with its keyword arguments: fake("name"), fake("date", pattern="%Y")."""
 
-    __slots__ = ("_key", "_native", "kwargs", "locale", "provider")
+    __slots__ = ("_key", "_native", "_table_key", "kwargs", "locale", "provider")
 
     def __init__(self, provider: str, locale: str = "en_US", **kwargs: Any) -> None:
         try:
@@ -270,6 +345,8 @@ class Fake(Generator[Any]):
         self.kwargs = kwargs
         self._key = repr(sorted(kwargs.items()))  # the table's key for these arguments
         self._native = _native(provider, locale, kwargs)
+        # the key of its table in `_TABLES`, if it has one
+        self._table_key = (locale, provider, self._key) if provider in TABLED_PROVIDERS else None
         # Fail at build time, not draw time, if the keyword arguments do not fit the provider.
         try:
             with pinned_now(_BUILD_TIME):
@@ -279,15 +356,20 @@ class Fake(Generator[Any]):
 
     def draw(self, ctx: DrawContext) -> Any:
         if self._native is not None:
-            return self._native(ctx.rng, **self.kwargs)  # (a context's RNG may have drawn before)
+            return self._native(ctx.rng)  # (a context's RNG may have drawn before)
         return self.at(ctx.seed, ctx.now)
 
     def at(self, seed: int, now: float) -> Any:
         """What `draw` gives in a new context (a fork) of this seed and clock reading: all such a value
         depends on, so a caller that knows a fork's seed (a template's n-th draw) need not build the fork."""
         if self._native is not None:
-            return self._native(DrawRandom(seed), **self.kwargs)  # a new context's `rng`
-        if self.provider in TABLED_PROVIDERS:
+            return self._native.at(seed)  # what a new context's `rng` draws
+        if self._table_key is not None:
+            table = _TABLES.get(self._table_key)
+            if table is not None:  # a filled slot is what `fake_value` gives, read here without a call
+                value = table[seed % TABLE_SIZE]
+                if value is not _UNSET:
+                    return value
             return fake_value(seed, self.locale, self.provider, self.kwargs, self._key)
         # relative dates ("date_of_birth", "past_date", …) count from the injected clock, not the wall clock
         with pinned_now(now):

@@ -33,7 +33,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 from ..model import Message, ModelRequest, Tool
 
 __all__ = [
-    "Budget", "Helper", "OverBudget", "compile_template", "render", "render_chunks", "sandbox",
+    "Budget", "Helper", "OverBudget", "compile_template", "render", "render_budget", "render_with", "sandbox",
     "template_data",
 ]  # fmt: skip
 
@@ -295,27 +295,37 @@ def compile_template(ast: nodes.Template) -> jinja2.Template:
 
 def render(template: jinja2.Template, scope: Mapping[str, Any], limits: Limits) -> str:
     """Render within `limits`; a render inside another (a template drawing a template) shares its budget."""
-    return render_chunks(lambda: template.generate(scope), limits)
+    return render_with(lambda budget: _joined(template.generate(scope), budget), limits)
 
 
-def render_chunks(chunks: Callable[[], Iterable[str]], limits: Limits) -> str:
-    """The text of `chunks()`, sized as `render` sizes a template's output (a template simple enough to
-    render without Jinja, `template.Template`, makes its chunks itself)."""
+def render_with(render: Callable[[Budget], str], limits: Limits) -> str:
+    """`render(budget)`, the budget this render's draws see: the enclosing render's, else one of `limits`
+    (a template simple enough to render without Jinja, `template_plain.PlainRender`, renders this way)."""
     outer = _BUDGET.get()
     budget = outer or Budget(limits)
     token = _BUDGET.set(budget)
     try:
-        out: list[str] = []
-        size = 0
-        max_size = budget.max_size
-        for chunk in chunks():
-            size += len(chunk)
-            if size > max_size:  # (the check `budget.size` makes, without a call per chunk)
-                budget.size(size, "the rendered text")
-            out.append(chunk)
-        return "".join(out)
+        return render(budget)
     finally:
         _BUDGET.reset(token)
+
+
+def render_budget(limits: Limits) -> Budget:
+    """The budget a render starting here works within: the enclosing render's, else a new one of `limits`
+    (for a render whose draws never read it: `render_with` makes it theirs)."""
+    return _BUDGET.get() or Budget(limits)
+
+
+def _joined(chunks: Iterable[str], budget: Budget) -> str:
+    out: list[str] = []
+    size = 0
+    max_size = budget.max_size
+    for chunk in chunks:
+        size += len(chunk)
+        if size > max_size:  # (the check `budget.size` makes, without a call per chunk)
+            budget.size(size, "the rendered text")
+        out.append(chunk)
+    return "".join(out)
 
 
 # -- the data templates see --

@@ -75,7 +75,7 @@ class Template(Generator[str]):
         from jinja2 import meta
 
         from .sandbox import compile_template
-        from .template_plain import plain_pieces
+        from .template_plain import PlainRender, plain_pieces
         from .template_scope import check_scope
 
         try:
@@ -94,7 +94,8 @@ class Template(Generator[str]):
         self._names = frozenset(names)
         # the built-in names it reads, in a fixed order (each is made once per render)
         self._builtin_names = tuple(n for n in _BUILTIN_ORDER if n in names)
-        self._plain = plain_pieces(ast)  # read before `compile_template`, which rewrites the tree
+        pieces = plain_pieces(ast)  # read before `compile_template`, which rewrites the tree
+        self._plain = None if pieces is None else PlainRender.of(pieces, self._builtin_names, unknown)
         self._template = compile_template(ast)
         self._unknown = unknown  # names that must come from captures at draw time
 
@@ -105,15 +106,13 @@ class Template(Generator[str]):
 
     def draw(self, ctx: DrawContext) -> str:
         late = _LATE or _load()
-        if self._plain is not None:
-            scope, counter = self._scope(ctx, late)
-            pieces = self._plain
-            plain_chunks = late.plain_chunks
+        plain = self._plain
+        if plain is not None:
             try:
-                return late.render_chunks(lambda: plain_chunks(pieces, scope, ctx, counter), ctx.limits)
+                return plain.render(ctx)
             except late.NotPlain:  # render it with Jinja, from the start (the draws are made again, alike)
                 pass
-        scope, _ = self._scope(ctx, late)
+        scope = self._scope(ctx, late)
         import jinja2  # loaded when the template was built: a look-up in sys.modules
 
         try:
@@ -121,8 +120,8 @@ class Template(Generator[str]):
         except jinja2.TemplateError as exc:  # an undefined name, a refused call or attribute
             raise DrawError(f"template: {exc.message}") from None
 
-    def _scope(self, ctx: DrawContext, late: _Late) -> tuple[dict[str, Any], itertools.count[int]]:
-        """What a render sees, and the counter that numbers its draws (each draws from its own fork)."""
+    def _scope(self, ctx: DrawContext, late: _Late) -> dict[str, Any]:
+        """What a render sees; its helpers number their draws in order (each draws from its own fork)."""
         counter = itertools.count()
         helper = late.Helper
 
@@ -149,12 +148,9 @@ class Template(Generator[str]):
         scope.update(ctx.captures)  # a capture the rule's author named wins over a built-in of that name
         missing = [n for n in self._unknown if n not in scope]
         if missing:
-            raise DrawError(
-                f"template uses undefined name(s) {', '.join(map(repr, missing))}: "
-                "neither built in, nor a generator, nor a capture of the rule's matcher"
-            )
+            raise missing_names_error(missing)
         scope["_synthgpt_pick"] = seeded_random
-        return scope, counter
+        return scope
 
     def __repr__(self) -> str:
         return f"template({self.source!r})"
@@ -166,16 +162,14 @@ class _Late:
 
     def __init__(self) -> None:
         from .registry import REGISTRY
-        from .sandbox import Helper, render, render_chunks, template_data
-        from .template_plain import NotPlain, plain_chunks
+        from .sandbox import Helper, render, template_data
+        from .template_plain import NotPlain
 
         self.REGISTRY = REGISTRY
         self.Helper = Helper
         self.render = render
-        self.render_chunks = render_chunks
         self.template_data = template_data
         self.NotPlain = NotPlain
-        self.plain_chunks = plain_chunks
 
 
 _LATE: _Late | None = None
@@ -185,6 +179,14 @@ def _load() -> _Late:
     global _LATE
     _LATE = _Late()
     return _LATE
+
+
+def missing_names_error(missing: list[str]) -> DrawError:
+    """The error of a render whose template reads names (not built in, not generators) no capture gave."""
+    return DrawError(
+        f"template uses undefined name(s) {', '.join(map(repr, missing))}: "
+        "neither built in, nor a generator, nor a capture of the rule's matcher"
+    )
 
 
 def _data(req: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 
 from synthgpt.generators.core import DrawContext, item_key
 from synthgpt.model import ModelRequest
-from synthgpt.seeding import DrawRandom, label_key, mix_seed
+from synthgpt.seeding import DrawRandom, MixedSeeds, first_outputs, label_key, mix_seed
 
 _CHAIN = """
 from synthgpt.generators.core import DrawContext
@@ -132,3 +132,29 @@ def test_a_batch_of_outputs_is_the_outputs_one_by_one() -> None:
             batched, one_by_one = DrawRandom(seed), DrawRandom(seed)
             assert batched.next64s(count) == [one_by_one.getrandbits(64) for _ in range(count)]
             assert batched.getstate() == one_by_one.getstate()
+
+
+_ODD_SEEDS = [0, 1, -1, -(2**70) + 3, 2**64 - 1, 2**64, 2**200 + 5, 123456789]
+
+
+def test_first_outputs_are_a_new_rngs_outputs() -> None:
+    seeds = [*_ODD_SEEDS, *(random.Random(4).getrandbits(64) for _ in range(40))]
+    for seed in seeds:
+        for count in (0, 1, 2, 3, 4, 7, 10, 63, 64, 65, 100):
+            assert first_outputs(seed, count) == DrawRandom(seed).next64s(count)
+
+
+def test_mixed_seeds_are_mix_seed_of_each_key() -> None:
+    """`MixedSeeds` (a template's fork seeds at once, in lanes) gives what `mix_seed` gives key by key, for
+    every number of keys (the lanes from 3 to 64, one by one otherwise) and for seeds outside 64 bits."""
+    rng = random.Random(5)
+    for count in range(70):
+        keys = tuple(rng.getrandbits(64) for _ in range(count))
+        mixed = MixedSeeds(keys)
+        for seed in [*_ODD_SEEDS, *(rng.getrandbits(64) for _ in range(20))]:
+            assert mixed(seed) == tuple(mix_seed(seed, k) for k in keys)
+    # the keys of a template's draws, as `PlainRender` uses them
+    from synthgpt.generators.template import template_key
+
+    keys = tuple(template_key(i) for i in range(9))
+    assert MixedSeeds(keys)(77) == tuple(mix_seed(77, k) for k in keys)

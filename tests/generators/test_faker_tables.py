@@ -3,7 +3,9 @@ values in any fill order and any process, ids never from a table, arguments kept
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 import subprocess
 import sys
@@ -140,3 +142,68 @@ def test_a_value_at_a_seed_is_what_a_fork_of_that_seed_draws(provider: str, kwar
     for key in range(40):
         fork = parent.fork_key(key * 0x9E3779B97F4A7C15 % 2**64)
         assert fake.at(fork.seed, fork.now) == fake.draw(fork)
+
+
+_PATTERN_TEXTS = ["??-#####", "## ??", "%$#?", "", "no pattern", "100% #", "%s ?#", "%(x)s #", "!@#", "a!b",
+                  "????", "#" * 70, "?#?"]  # fmt: skip
+_PATTERN_LETTERS = ["", "A", "AB", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "é%ü"]
+
+
+def test_a_compiled_pattern_draws_what_the_pattern_rules_draw() -> None:
+    """`_Pattern` (the text read once, its draws taken at once) gives `_pattern`'s value and leaves the RNG
+    where `_pattern` leaves it; `at(seed)` is its value with a new `DrawRandom(seed)`."""
+    from synthgpt.generators.fake import _Pattern, _pattern
+    from synthgpt.seeding import DrawRandom
+
+    seeds = [*range(60), -1, 2**64, 2**70 + 5, -(2**65)]
+    for text in _PATTERN_TEXTS:
+        for letters in _PATTERN_LETTERS:
+            for digits in (True, False):
+                for letters_too in (True, False):
+                    pattern = _Pattern(text, letters, digits, letters_too)
+                    for seed in seeds:
+                        rng, reference = DrawRandom(seed), DrawRandom(seed)
+                        rng.random()  # a context's RNG may have drawn before
+                        reference.random()
+                        expected = _pattern(reference, text, letters, digits, letters_too)
+                        assert pattern(rng) == expected
+                        assert rng.getstate() == reference.getstate()
+                        fresh = _pattern(DrawRandom(seed), text, letters, digits, letters_too)
+                        assert pattern.at(seed) == fresh
+    # any other RNG draws one character at a time, as before
+    mt = random.Random(3)
+    assert _Pattern("??-##", "AB", True, True)(mt) == _pattern(random.Random(3), "??-##", "AB", True, True)
+
+
+def test_a_day_or_month_at_a_seed_is_a_new_rngs_choice() -> None:
+    from synthgpt.generators.fake import _DAYS, _MONTHS, _Choice
+    from synthgpt.seeding import DrawRandom
+
+    for items in (_DAYS, _MONTHS):
+        choice = _Choice(items)
+        for seed in [*range(500), -1, 2**64 + 9]:
+            assert choice.at(seed) == DrawRandom(seed).choice(items)
+            assert choice(DrawRandom(seed)) == DrawRandom(seed).choice(items)
+
+
+# Digests of 500 `example(seed)` values and 500 `at(seed * 7919, 0)` values of each natively drawn provider,
+# recorded before the patterns were compiled (`_pattern` one character at a time, a new `DrawRandom` each).
+_NATIVE_DIGESTS = {
+    ("bothify", ()): "a033bcf51f0c85bb",
+    ("bothify", (("text", "??-#####"),)): "dadd67c546a3e1d9",
+    ("bothify", (("letters", "AB"), ("text", "%$#?!@ 100%"))): "2de690ec5616e974",
+    ("numerify", (("text", "#%$"),)): "365c766e4ddc53ac",
+    ("lexify", (("letters", "é%"), ("text", "?#?"))): "651608d76981b3e3",
+    ("lexify", (("letters", ""), ("text", "x#x"))): "7bcbb9f4e0b67d81",
+    ("day_of_week", ()): "91c8c2ce68898f56",
+    ("month_name", ()): "dee0cb447c026d66",
+    ("bothify", (("text", "no pattern"),)): "e6ffc9af51284732",
+}
+
+
+@pytest.mark.parametrize("provider, kwargs", sorted(_NATIVE_DIGESTS))
+def test_native_values_are_those_drawn_before(provider: str, kwargs: tuple[tuple[str, str], ...]) -> None:
+    fake = Fake(provider, **dict(kwargs))
+    values = [fake.example(s) for s in range(500)] + [fake.at(s * 7919, 0.0) for s in range(500)]
+    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()[:16]
+    assert digest == _NATIVE_DIGESTS[(provider, kwargs)]
