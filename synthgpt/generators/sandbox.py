@@ -58,6 +58,16 @@ class Helper:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
+    def __str__(self) -> str:
+        # `{{ fake }}` would write the object's address: different in every process, and never what was meant
+        raise DrawError(
+            "template: a function of templates written without calling it (`{{ fake }}`): call it, e.g. "
+            "`{{ fake('name') }}`, `{{ integer(1, 9) }}`, `{{ tool_result('weather') }}`"
+        )
+
+    def __repr__(self) -> str:
+        return "<template function>"  # the same in every process, inside a list or a dict written out
+
 
 class Budget:
     """What one render may still do: `template_ops` operations, no value over `max_answer_bytes` long."""

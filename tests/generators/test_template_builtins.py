@@ -45,3 +45,15 @@ def test_the_built_in_values() -> None:
     assert _render("{{ last_user | upper }} {{ turn | string }} {{ captures | length }}") == (
         "WEATHER IN LISBON? 1 1"
     )
+
+
+def test_a_function_written_without_its_call_is_an_error_that_says_so_not_its_address() -> None:
+    import pytest
+
+    from synthgpt.errors import DrawError
+
+    for source in ("{{ fake }}", "a {{ integer }} b", "{{ tool_result }}", "{{ fake | string }}"):
+        with pytest.raises(DrawError, match=r"a function of templates written without calling it"):
+            _render(source)
+    # inside a value it is written the same in every process
+    assert _render("{{ [fake, 1] }}") == "[<template function>, 1]"
