@@ -20,7 +20,13 @@ from typing import Any
 
 from ..model import ModelRequest
 from .reading import read_window
-from .request_args import fill_from_request, message_fills_only_queries, place_name, query_only
+from .request_args import (
+    fill_from_request,
+    message_fills_only_queries,
+    message_gives_nothing,
+    place_name,
+    query_only,
+)
 
 __all__ = ["FillHints", "conversation_facts", "fill_from_conversation", "fill_hints"]
 
@@ -98,13 +104,18 @@ _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
 @functools.lru_cache(maxsize=16)  # every nested object of a document asks about the same message
 def _person_name(text: str) -> str | None:
     """The first capitalised phrase that is neither a sentence opener nor the place the text names."""
-    place = place_name(text)
+    place: str | None = None
+    read = False  # the place is read at the first phrase: most prompts' capitals only open a sentence
     for found in _CAPITALISED.finditer(text):
         words = found.group(0).split()
         while words and words[0].lower() in _NOT_NAMES:
             words = words[1:]
+        if not words:
+            continue
         phrase = " ".join(words)
-        if phrase and phrase != place and (place is None or phrase not in place):
+        if not read:
+            place, read = place_name(text), True
+        if phrase != place and (place is None or phrase not in place):
             return phrase
     return None
 
@@ -327,10 +338,25 @@ def _fills_nothing(hints: FillHints, text: str) -> bool:
         return True
     if hints.names and _person_name(text) is not None:
         return False
-    if any(_stated_number(text, field) is not None for field in hints.numbers):
+    if hints.numbers and _states_a_number(text, hints.numbers):
         return False
+    if not hints.queries:  # no field the subject would fill: the message's topic need not be read
+        return message_gives_nothing(text)
     only_queries, subject = message_fills_only_queries(text)
-    return only_queries and not (hints.queries and subject is not None)
+    return only_queries and subject is None
+
+
+def _states_a_number(text: str, fields: tuple[str, ...]) -> bool:
+    """Whether `_stated_number(text, field)` gives a number for any of `fields`: an ASCII text without
+    the words of a field gives none for it (`_stated_number`'s own first test, its lower case taken once
+    here rather than per field)."""
+    low = text.lower() if text.isascii() else None
+    for field in fields:
+        if low is not None and field != "age" and not all(w in low for w in _number_after(field)[1]):
+            continue
+        if _stated_number(text, field) is not None:
+            return True
+    return False
 
 
 def _user_words(request: ModelRequest) -> str:

@@ -23,7 +23,9 @@ from .message_values import MessageValues
 from .prose import topic
 from .reading import read_window
 
-__all__ = ["fill_from_request", "message_fills_only_queries", "place_name", "query_only"]
+__all__ = [
+    "fill_from_request", "message_fills_only_queries", "message_gives_nothing", "place_name", "query_only",
+]  # fmt: skip
 
 _PLACE_FIELDS = frozenset("city town location place country region area where addresscity".split())
 # the two ends of a trip: "from Paris to Tokyo" fills `origin` with Paris and `destination` with Tokyo
@@ -103,10 +105,19 @@ def _read(text: str) -> tuple[str | None, dict[str, str], str | None, MessageVal
     few latest messages: a document fills every nested object from the same message (the dict is only
     read)."""
     text = read_window(text)
-    place, places = _places(text)  # one scan: `place` is what `place_name` gives
+    place, places, values = _scan(text)
     about = topic(text)
     subject = None if about == "this" else _DETERMINER.sub("", about)
-    return place, places, subject, MessageValues.of(text)
+    return place, places, subject, values
+
+
+@functools.lru_cache(maxsize=16)
+def _scan(window: str) -> tuple[str | None, dict[str, str], MessageValues]:
+    """`_read` but the subject: the places and values of a message's window, kept apart so that a caller
+    asking only whether the message gives anything (`message_gives_nothing`) reads no topic, and `_read`
+    after it scans nothing again."""
+    place, places = _places(window)  # one scan: `place` is what `place_name` gives
+    return place, places, MessageValues.of(window)
 
 
 def _fits(value: str, prop: dict[str, Any], kind: str = "") -> bool:
@@ -192,6 +203,15 @@ def message_fills_only_queries(last_user: str) -> tuple[bool, str | None]:
         return True, None
     _, places, subject, values = _read(last_user)
     return not places and values == _NO_VALUES, subject
+
+
+def message_gives_nothing(last_user: str) -> bool:
+    """`message_fills_only_queries(last_user)[0]`, without reading the message's subject (its topic): for
+    a schema with no field named for a query alone, which the subject would fill."""
+    if not last_user.strip():
+        return True
+    _, places, values = _scan(read_window(last_user))
+    return not places and values == _NO_VALUES
 
 
 def query_only(key: str) -> bool:

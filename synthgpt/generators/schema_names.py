@@ -24,7 +24,7 @@ from .prose import sentence_about, topic
 
 __all__ = [
     "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "kind_drawer",
-    "string_kind", "text_for_name", "text_of_kind",
+    "seed_drawer", "string_kind", "text_for_name", "text_of_kind",
 ]  # fmt: skip
 
 
@@ -66,6 +66,18 @@ def _moment(rng: random.Random, fmt: str) -> str:
     return (_EPOCH + dt.timedelta(seconds=rng.randrange(6 * 365 * 86400))).strftime(fmt)
 
 
+# The formats Faker draws (from the value's seed alone): the format, and the Faker method that draws it
+_FAKER_FORMATS = {
+    **dict.fromkeys(("email", "idn-email"), "email"),
+    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), "url"),
+    **dict.fromkeys(("hostname", "idn-hostname"), "domain_name"),
+}
+
+
+def _faker_format(method: str) -> Callable[[random.Random, int], str]:
+    return lambda r, s: _faker(s, method)
+
+
 # Each format from the value's RNG and seed: a compiled schema (`schema_plan`) draws without a DrawContext
 # per value; `FORMATS` is the same drawers for a context.
 SEEDED_FORMATS: dict[str, Callable[[random.Random, int], str]] = {
@@ -75,9 +87,7 @@ SEEDED_FORMATS: dict[str, Callable[[random.Random, int], str]] = {
     "uuid": lambda r, s: str(uuid.UUID(int=r.getrandbits(128), version=4)),
     "ipv4": lambda r, s: str(ipaddress.IPv4Address(r.getrandbits(32))),
     "ipv6": lambda r, s: str(ipaddress.IPv6Address(r.getrandbits(128))),
-    **dict.fromkeys(("email", "idn-email"), lambda r, s: _faker(s, "email")),
-    **dict.fromkeys(("uri", "url", "iri", "uri-reference", "iri-reference"), lambda r, s: _faker(s, "url")),
-    **dict.fromkeys(("hostname", "idn-hostname"), lambda r, s: _faker(s, "domain_name")),
+    **{fmt: _faker_format(method) for fmt, method in _FAKER_FORMATS.items()},
 }
 
 
@@ -171,19 +181,38 @@ def text_of_kind(kind: str, rng: random.Random, seed: int, request: ModelRequest
 TextDrawer = Callable[[random.Random, int, ModelRequest], str]
 
 
+_RNG_KINDS = frozenset(("sentence", "slug", "word", "product", "words"))
+"""The kinds `kind_drawer` draws from the value's RNG (with the formats that do), not its seed alone."""
+
+
 @functools.lru_cache(maxsize=1024)
-def kind_drawer(kind: str, max_len: int | None) -> TextDrawer:
-    """What draws a `kind` string of at most about `max_len` characters (see `text_of_kind`), its branch
-    chosen once per kind (a compiled schema keeps one per property)."""
-    fmt = SEEDED_FORMATS.get(kind)
-    if fmt is not None:
-        return lambda rng, seed, request: fmt(rng, seed)
+def seed_drawer(kind: str) -> Callable[[int], str] | None:
+    """What draws a `kind` string from the value's seed alone (Faker's kinds and formats, ids and codes),
+    or None for a kind drawn from its RNG: `kind_drawer(kind, …)(rng, seed, request)` is `seed_drawer(kind)
+    (seed)` whatever the RNG, so a compiled schema makes none for such a value."""
+    if kind in _FAKER_FORMATS:
+        return _faker_drawer(_FAKER_FORMATS[kind])
+    if kind in SEEDED_FORMATS or kind in _RNG_KINDS:
+        return None
     if kind in ("id", "code"):
         alphabet = (
             "abcdefghijkmnpqrstuvwxyz0123456789" if kind == "id" else "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
         )
         size = 12 if kind == "id" else 8
-        return lambda rng, seed, request: token_from_seed(seed, size, alphabet)
+        return lambda seed: token_from_seed(seed, size, alphabet)
+    return _faker_drawer(kind)
+
+
+@functools.lru_cache(maxsize=1024)
+def kind_drawer(kind: str, max_len: int | None) -> TextDrawer:
+    """What draws a `kind` string of at most about `max_len` characters (see `text_of_kind`), its branch
+    chosen once per kind (a compiled schema keeps one per property)."""
+    seeded = seed_drawer(kind)
+    if seeded is not None:
+        return lambda rng, seed, request: seeded(seed)
+    fmt = SEEDED_FORMATS.get(kind)
+    if fmt is not None:
+        return lambda rng, seed, request: fmt(rng, seed)
     if kind == "sentence":  # a summary or a description reads like the answer, about what was asked
         return lambda rng, seed, request: sentence_about(rng, topic(request.last_user), max_len)
     if kind in ("slug", "word", "product", "words"):
@@ -198,8 +227,7 @@ def kind_drawer(kind: str, max_len: int | None) -> TextDrawer:
             )
 
         return words
-    faker = _faker_drawer(kind)
-    return lambda rng, seed, request: faker(seed)
+    raise AssertionError(f"no drawer for kind {kind!r}")  # `seed_drawer` has every other kind
 
 
 def fit_text(text: str, lo: int, hi: int | None, rng: random.Random) -> str:

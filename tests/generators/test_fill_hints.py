@@ -6,8 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from synthgpt.generators.conversation_fill import fill_from_conversation, fill_hints
+from synthgpt.generators import conversation_fill as cf
+from synthgpt.generators import request_args as ra
+from synthgpt.generators.conversation_fill import FillHints, fill_from_conversation, fill_hints
 from synthgpt.generators.core import DrawContext
 from synthgpt.generators.schema import FromSchema
 from synthgpt.model import ModelRequest
@@ -98,3 +102,70 @@ def test_a_quiet_conversation_skips_the_walk() -> None:
     hints = fill_hints(SCHEMAS[0])
     assert hints is not None and hints.names and not hints.queries
     assert set(hints.numbers) == {"age", "quantity", "price", "total", "status"}
+
+
+# -- the quiet-conversation test, each of its parts against the way it was --------------------------------
+
+_PIECES = [
+    *TEXTS, "Make", "Tell me", "Ana Silva", "for Ana", "in Lisbon", "to New York", "from Paris to Tokyo",
+    "Lisbon", "Hello Lisbon", "New York", "near Porto", "Mr Smith", "the quantity is 4", "price: 3",
+    "total = 9.5", "age 40", "aged 30", "status is 2", "subtotal 4", "tax of 5", "“curly”", "it's", "x.py",
+    "run make", "25 minutes", "#17", "tide pools", "the creatures", "São Paulo", "Ünïcode", "İ", "\n", " ",
+]  # fmt: skip
+texts = st.lists(st.sampled_from(_PIECES), max_size=8).map(" ".join) | st.text(max_size=30)
+SETTINGS = settings(max_examples=1500, deadline=None, derandomize=True)
+
+
+def reference_person_name(text: str) -> str | None:
+    """`_person_name` as it was: the place read first."""
+    place = ra.place_name(text)
+    for found in cf._CAPITALISED.finditer(text):
+        words = found.group(0).split()
+        while words and words[0].lower() in cf._NOT_NAMES:
+            words = words[1:]
+        phrase = " ".join(words)
+        if phrase and phrase != place and (place is None or phrase not in place):
+            return phrase
+    return None
+
+
+def reference_fills_nothing(hints: FillHints, text: str) -> bool:
+    """`_fills_nothing` as it was: every number field asked, the message's subject always read."""
+    if not text:
+        return True
+    if hints.names and reference_person_name(text) is not None:
+        return False
+    if any(cf._stated_number(text, field) is not None for field in hints.numbers):
+        return False
+    only_queries, subject = ra.message_fills_only_queries(text)
+    return only_queries and not (hints.queries and subject is not None)
+
+
+_HINTS = [
+    FillHints(names, numbers, queries)
+    for names in (False, True)
+    for queries in (False, True)
+    for numbers in ((), ("age",), ("quantity", "price", "subtotal", "tax", "total", "status"), ("", "line2"))
+]
+
+
+@SETTINGS
+@given(texts)
+def test_the_quiet_conversation_test_is_what_it_was(text: str) -> None:
+    assert cf._person_name.__wrapped__(text) == reference_person_name(text)
+    assert ra.message_gives_nothing(text) == ra.message_fills_only_queries(text)[0]
+    for hints in _HINTS:
+        assert cf._fills_nothing(hints, text) == reference_fills_nothing(hints, text), hints
+        assert cf._states_a_number(text, hints.numbers) == any(
+            cf._stated_number.__wrapped__(text, f) is not None for f in hints.numbers
+        )
+
+
+def test_the_pieces_reach_every_branch() -> None:
+    """The texts above hold names, places, stated numbers and values (the property is not all True)."""
+    assert reference_person_name("Ana Silva lives in Lisbon") == "Ana Silva"
+    assert reference_person_name("order for Ana Silva") is None  # the place the text names
+    assert reference_person_name("Tell me about tide pools") is None  # only openers: no place read
+    assert cf._states_a_number("the quantity is 4", ("quantity",))
+    assert not ra.message_gives_nothing("in Lisbon") and not ra.message_gives_nothing("run make")
+    assert ra.message_gives_nothing("Make up an order for Tell me about tide pools #3")

@@ -192,3 +192,179 @@ def test_the_deepest_schema_accepted_draws_as_before() -> None:
     ctx_a, ctx_b = DrawContext(_REQUEST, 1), DrawContext(_REQUEST, 1)
     assert repr(compiled.draw(ctx_a)) == repr(walked.draw(ctx_b))
     assert compiled._plan is not None
+
+
+# -- strings drawn from their seed alone, formats taken at their first draw -----------------------------
+
+_STRINGS = {
+    name: {"type": "string"}
+    for name in (
+        "email", "website", "avatar", "guid", "phone", "username", "first_name", "last_name", "company",
+        "product", "city", "country", "state", "street", "postcode", "created_at", "birthday", "ip", "host",
+        "color", "currency", "language", "job", "title", "summary", "slug", "sku", "id", "status", "name",
+        "anything_else",
+    )
+}  # fmt: skip
+_FORMATTED = {
+    f"f_{fmt}": {"type": "string", "format": fmt}
+    for fmt in (
+        "date-time", "date", "time", "uuid", "ipv4", "ipv6", "email", "idn-email", "uri", "url", "iri",
+        "uri-reference", "iri-reference", "hostname", "idn-hostname", "unknown-format",
+    )
+}  # fmt: skip
+SEEDED_SCHEMAS: list[dict[str, Any]] = [
+    {"type": "object", "properties": _STRINGS, "required": sorted(_STRINGS)},
+    {"type": "object", "properties": _STRINGS},  # every one optional
+    {"type": "object", "properties": _FORMATTED, "required": sorted(_FORMATTED)},
+    {
+        "type": "object",
+        "properties": {
+            # bounds: `fit_text` and the format's retries as before
+            "email": {"type": "string", "maxLength": 12},
+            "city": {"type": "string", "minLength": 30},
+            "sku": {"type": "string", "minLength": 0},
+            "id": {"type": "string", "minLength": 0.0},
+            "f_email": {"type": "string", "format": "email", "maxLength": 24},
+            "f_uuid": {"type": "string", "format": "uuid", "minLength": 1},
+            "f_date": {"type": "string", "format": "date", "pattern": "^2[0-9]{3}-"},
+            "name": {"type": ["string", "null"]},
+            "company": {"type": ["string", "integer"]},
+        },
+        "required": ["email", "city", "sku", "id", "f_email", "f_uuid", "f_date", "name", "company"],
+    },
+    {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 5,
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "email": {"type": "string", "format": "email"},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                "code": {"type": "string"},
+                "price": {"type": "number", "minimum": 0, "maximum": 500},
+                "qty": {"type": "integer", "minimum": 1, "maximum": 9},
+                "step": {"type": "number", "multipleOf": 0.5},
+                "none": {"type": "null"},
+                "flag": {"type": "boolean"},
+                "kind": {"enum": ["a", "b", 3]},
+                "box": {"enum": [{"x": 1}, [2]]},
+                "fixed": {"const": "v"},
+                "fixed_obj": {"const": {"k": [1]}},
+                "pair": {
+                    "type": "array",
+                    "prefixItems": [{"type": "string", "format": "uri"}, {"type": "integer"}],
+                },
+            },
+            "required": [
+                "email", "tags", "code", "price", "qty", "kind", "box", "fixed", "fixed_obj", "pair",
+            ],
+        },
+    },
+    {"type": "string", "format": "email"},  # the document's own RNG: a format drawn at the top
+    {"type": "string", "format": "date-time"},
+    {"type": "integer", "minimum": 0, "maximum": 3},
+    {
+        "$defs": {"addr": _ADDRESS},
+        "type": "object",
+        "properties": {
+            "home": {"$ref": "#/$defs/addr"},
+            "either": {"oneOf": [{"const": 1}, {"type": "string", "format": "email"}]},
+            "any": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "email": {"type": "string"},
+        },
+        "required": ["home", "either", "any", "email"],
+    },
+]
+
+
+@pytest.mark.parametrize("index", range(len(SEEDED_SCHEMAS)))
+def test_values_drawn_from_their_seed_are_what_the_walk_draws(index: int) -> None:
+    schema = SEEDED_SCHEMAS[index]
+    for seed in range(200):
+        planned, walked, rng_a, rng_b = _both(schema, seed * 104729 + index, rng_first=seed % 4 == 0)
+        assert repr(planned) == repr(walked)
+        assert rng_a == rng_b
+
+
+def test_the_order_schema_of_the_bench_draws_what_the_walk_draws() -> None:
+    from bench.cases import NESTED_SCHEMA
+
+    for seed in range(500):
+        planned, walked, rng_a, rng_b = _both(NESTED_SCHEMA, seed * 15485863, rng_first=seed % 5 == 0)
+        assert repr(planned) == repr(walked)
+        assert rng_a == rng_b
+
+
+def test_a_seed_drawer_draws_what_its_kind_drawer_draws() -> None:
+    from synthgpt.generators import schema_names as names
+    from synthgpt.seeding import DrawRandom
+
+    kinds = {kind for kind, _ in names.STRING_NAMES} | set(names.SEEDED_FORMATS) | {"words", "first_name"}
+    seeded = 0
+    for kind in sorted(kinds):
+        by_seed = names.seed_drawer(kind)
+        if by_seed is None:
+            continue
+        seeded += 1
+        for seed in range(0, 2**64, 2**64 // 97):
+            # whatever the RNG, and whatever the request
+            assert by_seed(seed) == names.kind_drawer(kind, None)(DrawRandom(seed ^ 5), seed, _REQUEST)
+            assert by_seed(seed) == names.kind_drawer(kind, 7)(DrawRandom(3), seed, _REQUEST)
+    assert seeded >= 20
+    for kind in ("sentence", "slug", "word", "product", "words", "date-time", "date", "uuid", "ipv4"):
+        assert names.seed_drawer(kind) is None  # drawn from the RNG
+
+
+# -- the schema cache found by the text a schema is sent in ----------------------------------------------
+
+
+def _reordered(value: Any) -> Any:
+    """`value` with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+KEYED: list[Any] = [
+    *SCHEMAS, *SEEDED_SCHEMAS,
+    {"const": None, "type": "null"}, {"const": float("nan")}, {"const": float("inf")}, {"enum": [None, 1]},
+    {"enum": [float("-inf"), 1]}, {"const": 1e-05}, {"const": 0.00001}, {"const": 1.5e-7}, {"const": 2**70},
+    {"const": "\ud800"}, {"const": "null"}, {"const": [None]}, {"const": 1}, {"const": 1.0}, {"const": True},
+    {"const": -0.0}, {"const": 0.0}, {"type": "string", "description": "e-mail 0.00001"},
+    {"type": "integer", "default": None}, {"type": "integer", "minimum": 3},
+]  # fmt: skip
+
+
+def test_the_text_cache_gives_what_the_content_key_gives() -> None:
+    for clear in (True, False):
+        if clear:
+            structured._BY_TEXT.clear()
+        for schema in KEYED:
+            for form in (schema, _reordered(schema), copy.deepcopy(schema)):
+                try:
+                    expected = structured._compile(structured._content_key(form))
+                except Exception as exc:  # the same error either way
+                    with pytest.raises(type(exc)):
+                        structured._compiled(form)
+                    continue
+                assert structured._compiled(form) is expected
+                assert structured._compiled(form) is expected  # found again
+
+
+def test_null_and_nan_never_share_a_cached_text() -> None:
+    for first, second in ((None, float("nan")), (float("nan"), None), (None, float("inf"))):
+        structured._BY_TEXT.clear()
+        a, b = {"const": first}, {"const": second}
+        assert structured._compiled(a) is structured._compile(structured._content_key(a))
+        assert structured._compiled(b) is structured._compile(structured._content_key(b))
+        assert structured._compiled(a) is not structured._compiled(b)
+
+
+def test_the_text_cache_is_bounded() -> None:
+    for i in range(structured._MAX_SCHEMAS * 2 + 5):
+        structured.compiled_schema({"type": "integer", "maximum": i})
+        assert len(structured._BY_TEXT) <= structured._MAX_SCHEMAS
