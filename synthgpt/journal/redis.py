@@ -1,7 +1,7 @@
 """The journal in Redis, shared by every replica (`--state redis://…`): a stream capped at `--journal-size`.
 
     synthgpt:journal:total   every call ever journaled (INCR numbers the calls of all replicas in one order)
-    synthgpt:journal         stream of the newest records, one JSON field each (`record_to_dict`)
+    synthgpt:journal         stream of the newest records, one JSON field each (`record_json`)
     synthgpt:journal:delivery:<index>   how a call ended, when that is not what was written with it (a
                              stream that was still `streaming`, an error, a cancel); expires after a day
 
@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import StateUnavailable
 from ..state.link import RedisLink, run_script
 from .memory import CallRecord, Delivery, _globs
-from .records import record_from_dict, record_to_dict
+from .records import record_from_dict, record_json
 
 __all__ = ["RedisJournal"]
 
@@ -83,7 +83,7 @@ class RedisJournal:
         if len(_writes) >= _IN_FLIGHT:
             self._drop(StateUnavailable(f"{_IN_FLIGHT} journal writes wait for Redis at {self._link.where}"))
             return record
-        data = json.dumps(record_to_dict(record), separators=(",", ":"))
+        data = record_json(record)
         task = loop.create_task(self._write(data))
         _writes.add(task)
         task.add_done_callback(_writes.discard)
@@ -111,7 +111,7 @@ class RedisJournal:
             return build(-1)
         record = build(index)
         if self._maxlen:
-            data = json.dumps(record_to_dict(record), separators=(",", ":"))
+            data = record_json(record)
             try:
                 self._link.call(lambda c: c.xadd(self._stream, {"r": data}, maxlen=self._maxlen,
                                                  approximate=False))  # fmt: skip
