@@ -61,6 +61,32 @@ def test_slow_headers_get_408_and_the_connection_closes(start_server: StartServe
             assert client.get(url + "/healthz").status_code == 200
 
 
+def test_the_header_deadline_counts_from_the_previous_answer_and_not_from_a_request_in_progress(
+    start_server: StartServer,
+) -> None:
+    with (
+        start_server("--timeout-keep-alive", "30", "--header-timeout", "0.4") as url,
+        socket.create_connection(_address(url)) as idle,
+        socket.create_connection(_address(url)) as busy,
+    ):
+        idle.sendall(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        idle.settimeout(5.0)
+        answer = b""
+        while not answer.endswith(b'{"status":"ok"}'):  # the whole answer: its head and body may come apart
+            answer += idle.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200 OK")
+        start = time.monotonic()
+        # a body that comes slowly after complete headers is not the headers' business
+        head = b"POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n"
+        busy.sendall(head + b'content-length: 62\r\n\r\n{"model":"gpt-4o",')
+        time.sleep(0.7)
+        busy.sendall(b'"messages":[{"role":"user","content":"hi"}]}')
+        assert _read_all(idle, 5.0).startswith(b"HTTP/1.1 408 Request Timeout")  # idle after its answer
+        assert 0.4 <= time.monotonic() - start < 2.0
+        busy.settimeout(5.0)
+        assert busy.recv(65536).startswith(b"HTTP/1.1 200 OK")
+
+
 def test_idle_keep_alive_connections_close(start_server: StartServer) -> None:
     with (
         start_server("--timeout-keep-alive", "1", "--header-timeout", "30") as url,
