@@ -29,7 +29,7 @@ import orjson
 
 __all__ = [
     "canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many",
-    "sorted_bytes_strict",
+    "sorted_bytes_strict", "tiny_float_text",
 ]  # fmt: skip
 
 
@@ -146,6 +146,11 @@ def _tiny_float_text(out: bytes) -> bool:
     """Whether orjson's `out` may hold a float under 1e-4, which it writes otherwise than `repr` (`0.0000…`
     or a digit before `e-`; see the module's notes). `in` first: the regex is the slow part."""
     return b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None)
+
+
+tiny_float_text = _tiny_float_text
+"""Public name of `_tiny_float_text`: for a caller keeping orjson's text of a value it must never take
+for the canonical text (a schema cache keyed by it)."""
 
 
 _orjson = orjson.dumps

@@ -127,9 +127,9 @@ class MixedSeeds:
     2**64 before a product with a 64-bit constant, and the masks clear what a shift brings down.
     """
 
-    __slots__ = ("_keys", "_lanes")
+    __slots__ = ("_keys", "_lanes", "_then")
 
-    def __init__(self, keys: tuple[int, ...]) -> None:
+    def __init__(self, keys: tuple[int, ...], then: tuple[tuple[int, int], ...] = ()) -> None:
         self._keys = keys
         count = len(keys)
         if 3 <= count <= _MAX_LANES:
@@ -138,6 +138,7 @@ class MixedSeeds:
             self._lanes: _Lanes | None = (ones, packed, _GAMMA * ones, mask, unpack)
         else:  # a mix or two (or more keys than lanes): one by one
             self._lanes = None
+        self._then: _Then | None = _then_lanes(keys, then) if then or not keys else None
 
     def __call__(self, seed: int) -> tuple[int, ...]:
         lanes = self._lanes
@@ -152,6 +153,59 @@ class MixedSeeds:
         # no mask after the last step: what it brings down from the next lane lands in the high half of a
         # lane, which `unpack` skips
         return unpack((z ^ (z >> 31)).to_bytes(16 * len(self._keys), "little"))
+
+    def with_outputs(self, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """`self(seed)`, and for each of those seeds the one output its `then` pair (key, steps) asks for:
+        SplitMix64's output function over `((seed_i ^ key) + steps * GAMMA) mod 2**64`.
+
+        (k, 1) is `mix_seed(seed_i, k)`, (0, 1 + j) the output of `DrawRandom(seed_i)` after j draws, and
+        (0, 0) an output nobody reads. A compiled schema takes an object's property seeds this way and, in
+        the same pass, what each property draws from one output (a fork of its seed, a number, an enum's
+        pick, whether an optional property is there): one wide mix for an object, not a call or two and an
+        RNG per property. Needs `then` (one pair per key) at construction; the lanes are those of
+        `__call__`, mixed twice, from two keys on (one wide mix of two lanes already beats two mixes).
+        """
+        pairs = self._then
+        if pairs is None:
+            raise ValueError("MixedSeeds.with_outputs needs the keys' `then` pairs")
+        lanes = pairs[1]
+        if lanes is None:  # one key, none, or more than lanes hold: mix by mix
+            seeds = tuple(mix_seed(seed, k) for k in self._keys)
+            # mix_seed(v, 0) is the output function over v + GAMMA: v is the sum with one GAMMA fewer
+            outputs = (
+                mix_seed((s ^ x) + step - _GAMMA, 0) for s, (x, step) in zip(seeds, pairs[0], strict=True)
+            )
+            return seeds, tuple(outputs)
+        ones, packed, gammas, mask, xs, steps, size, unpack = lanes
+        z = ((((seed & _MASK) * ones) ^ packed) + gammas) & mask
+        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+        s = (z ^ (z >> 31)) & mask  # the seeds, each below 2**64 in its lane, as the second mix needs
+        z = ((s ^ xs) + steps) & mask
+        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+        return unpack(s.to_bytes(size, "little")), unpack((z ^ (z >> 31)).to_bytes(size, "little"))
+
+
+_ThenLanes = tuple[int, int, int, int, int, int, int, Callable[[bytes], tuple[int, ...]]]
+"""`MixedSeeds.with_outputs` in lanes: lanes of 1s, the keys, the first step and the mask in lanes, the
+`then` keys and steps·GAMMA in lanes, the lanes' size in bytes, what reads them back."""
+_Then = tuple[tuple[tuple[int, int], ...], _ThenLanes | None]
+"""The `then` pairs as (key, steps·GAMMA), each below 2**64, and their lanes (None: mixed one by one)."""
+
+
+def _then_lanes(keys: tuple[int, ...], then: tuple[tuple[int, int], ...]) -> _Then:
+    count = len(keys)
+    if len(then) != count:
+        raise ValueError(f"MixedSeeds: {count} keys but {len(then)} `then` pairs")
+    pairs = tuple((x & _MASK, (step * _GAMMA) & _MASK) for x, step in then)
+    if not 2 <= count <= _MAX_LANES:
+        return pairs, None
+    ones, _, mask, unpack = _lanes(count)
+    packed = sum((k & _MASK) << (128 * i) for i, k in enumerate(keys))
+    xs = sum(x << (128 * i) for i, (x, _) in enumerate(pairs))
+    steps = sum(step << (128 * i) for i, (_, step) in enumerate(pairs))
+    return pairs, (ones, packed, _GAMMA * ones, mask, xs, steps, 16 * count, unpack)
 
 
 class DrawRandom(random.Random):

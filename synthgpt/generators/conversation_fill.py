@@ -98,7 +98,9 @@ _NOT_NAMES = frozenset(
     "wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december user assistant system answer respond output".split()
 )
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
+# (`\b[A-Z]…` written as `[A-Z](?<!\w[A-Z])…`, the same matches: led by a class, the regex engine skips in C
+# to each capital, where led by `\b` it tries every position, ~2x slower)
+_CAPITALISED = re.compile(r"[A-Z](?<!\w[A-Z])[a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
 
 
 @functools.lru_cache(maxsize=16)  # every nested object of a document asks about the same message
@@ -352,7 +354,13 @@ def _states_a_number(text: str, fields: tuple[str, ...]) -> bool:
     here rather than per field)."""
     low = text.lower() if text.isascii() else None
     for field in fields:
-        if low is not None and field != "age" and not all(w in low for w in _number_after(field)[1]):
+        if low is not None and field != "age":
+            for word in _number_after(field)[1]:  # (a loop, not `all` over a generator: ~3x less work)
+                if word not in low:
+                    break
+            else:
+                if _stated_number(text, field) is not None:
+                    return True
             continue
         if _stated_number(text, field) is not None:
             return True

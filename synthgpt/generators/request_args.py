@@ -59,7 +59,12 @@ _TEXT_FIELDS = frozenset(
 _FORMATS = {"uri": "url", "url": "url", "iri": "url", "email": "email", "idn-email": "email"}
 _NAME = r"[A-Z][\w'-]*[a-z][\w'-]*|[A-Z]{2,}"
 # A place is a capitalised phrase after a locative word: "in Lisbon", "to New York", "from São Paulo".
-_PLACE = re.compile(rf"\b(in|at|to|from|for|near|around)\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)")
+_LOCATIVES = ("in", "at", "to", "from", "for", "near", "around")
+# `\b(in|at|…)` written as `(in(?<!\win)|at(?<!\wat)|…)`, the same matches: alternatives led by letters let
+# the regex engine skip in C to their first letters, where led by `\b` it tries every position (~2x slower)
+_PLACE = re.compile(
+    "(" + "|".join(rf"{w}(?<!\w{w})" for w in _LOCATIVES) + rf")\s+((?:{_NAME})(?:\s+(?:{_NAME}))*)"
+)
 
 
 # Capitalised words that start a phrase after "for" or "to" without naming a place: the start of the next

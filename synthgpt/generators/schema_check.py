@@ -21,6 +21,9 @@ from ..seeding import canonical_json
 from .pattern import Pattern, PatternError
 from .schema_names import NUMBER_NAMES, by_name
 
+_UNIT = 2.0**-53
+"""What a `DrawRandom` scales an output's top 53 bits by for `random()`."""
+
 __all__ = ["Schema", "validate_supported"]
 
 Schema = dict[str, Any]
@@ -133,6 +136,21 @@ def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> i
 def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Random], int | float] | None:
     """What `_number` draws for f, with the bounds worked out once (a compiled schema keeps it), or None
     when f allows no number."""
+    return _number_drawers(f, name, integer)[0]
+
+
+def number_output_drawer(f: Schema, name: str, integer: bool) -> Callable[[int], int | float] | None:
+    """`number_drawer(f, name, integer)` from the one output of a `DrawRandom` it draws: for a DrawRandom
+    `rng`, `drawer(rng.next64())` is `number_drawer(…)(rng)`, so a compiled schema takes that output along
+    with the value's seed (`MixedSeeds.with_outputs`). None where the number may take more than one output
+    (`multipleOf`, a range of integers over 2**32 wide) or f allows no number."""
+    return _number_drawers(f, name, integer)[1]
+
+
+def _number_drawers(
+    f: Schema, name: str, integer: bool
+) -> tuple[Callable[[random.Random], int | float] | None, Callable[[int], int | float] | None]:
+    """`number_drawer` and `number_output_drawer` of f."""
     lo, lox, hi, hix = _bounds(f)
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
@@ -151,11 +169,10 @@ def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Rando
 
     if m is None and not integer:
         if lo is not None and hi is not None and not (lo < hi or ok(lo)):
-            return None
+            return None, None
 
-        def real(rng: random.Random) -> float:
+        def settled(v: float) -> float:
             # the first of these that is in bounds: the value to the cent, as drawn, the middle, `a`
-            v = rng.uniform(a, b)
             c = round(v, 2)
             if ok(c):
                 return c
@@ -164,19 +181,29 @@ def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Rando
             c = (a + b) / 2
             return c if ok(c) else a
 
-        return real
+        def real(rng: random.Random) -> float:
+            return settled(rng.uniform(a, b))
+
+        def real_at(z: int) -> float:
+            # `uniform(a, b)` is `a + (b - a) * random()`; a DrawRandom's `random()`, `(z >> 11) * 2**-53`
+            return settled(a + (b - a) * ((z >> 11) * _UNIT))
+
+        return real, real_at
     if m is None:  # whole numbers: the steps below with a step of 1, in plain integer arithmetic
         kmin = None if lo is None else math.ceil(lo)
         kmin = None if kmin is None else kmin + (lox and kmin == lo)
         kmax = None if hi is None else math.floor(hi)
         kmax = None if kmax is None else kmax - (hix and kmax == hi)
         if kmin is not None and kmax is not None and kmin > kmax:
-            return None
+            return None, None
         ka, kb = math.ceil(a), math.floor(b)
         ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
         if ka > kb:
             ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
-        return lambda rng: rng.randint(ka, kb)
+        span = kb - ka + 1
+        # a DrawRandom's `randint` over fewer than 2**32 integers: the high bits of one output times the span
+        one_output = type(ka) is int and type(kb) is int and 0 < span <= 1 << 32
+        return (lambda rng: rng.randint(ka, kb)), (lambda z: ka + ((z * span) >> 64)) if one_output else None
     step = Fraction(str(m))
     step = Fraction(step.numerator) if integer else step  # the integers that are multiples of p/q
     kmin = None if lo is None else math.ceil(Fraction(lo) / step)
@@ -184,7 +211,7 @@ def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Rando
     kmax = None if hi is None else math.floor(Fraction(hi) / step)
     kmax = None if kmax is None else kmax - (hix and kmax * step == hi)
     if kmin is not None and kmax is not None and kmin > kmax:
-        return None
+        return None, None
     ka, kb = math.ceil(Fraction(a) / step), math.floor(Fraction(b) / step)
     ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
     if ka > kb:
@@ -201,7 +228,7 @@ def number_drawer(f: Schema, name: str, integer: bool) -> Callable[[random.Rando
                 return v
         return float(k * step)
 
-    return multiple
+    return multiple, None
 
 
 def _same(a: Any, b: Any) -> bool:

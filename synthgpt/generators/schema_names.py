@@ -23,8 +23,8 @@ from .fake import fake_value
 from .prose import sentence_about, topic
 
 __all__ = [
-    "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "kind_drawer",
-    "seed_drawer", "string_kind", "text_for_name", "text_of_kind",
+    "FORMATS", "NUMBER_NAMES", "SEEDED_FORMATS", "WORDS", "by_name", "fit_text", "forked_drawer",
+    "kind_drawer", "seed_drawer", "string_kind", "text_for_name", "text_of_kind",
 ]  # fmt: skip
 
 
@@ -50,16 +50,31 @@ def _faker(seed: int, method: str) -> str:
 @functools.lru_cache(maxsize=256)
 def _faker_drawer(method: str) -> Callable[[int], str]:
     """`_faker` for one method, its provider, arguments, table key and fork key looked up once."""
+    return _faker_drawers(method)[2]
+
+
+_FAKER_KEY = label_key("faker")
+"""The fork of a value's seed its Faker value is drawn at."""
+
+
+@functools.lru_cache(maxsize=256)
+def _faker_drawers(method: str) -> tuple[int, Callable[[int], str], Callable[[int], str]]:
+    """Faker's `method` drawn at a seed already forked (`mix_seed(seed, key)`): the key, that drawer, and
+    the drawer from the value's seed (`_faker_drawer`)."""
     provider, kwargs = _FAKER_ARGS.get(method, (method, {}))
     table_key = repr(sorted(kwargs.items()))  # what `fake_value` would make of `kwargs` on every call
-    fork_key = label_key("faker")
+    fork_key = _FAKER_KEY
     title = method == "title"
 
-    def draw(seed: int) -> str:
+    def at_fork(forked: int) -> str:
+        value = str(fake_value(forked, "en_US", provider, kwargs, table_key))
+        return value.rstrip(".") if title else value
+
+    def draw(seed: int) -> str:  # (`at_fork` written out: one call fewer per value)
         value = str(fake_value(mix_seed(seed, fork_key), "en_US", provider, kwargs, table_key))
         return value.rstrip(".") if title else value
 
-    return draw
+    return fork_key, at_fork, draw
 
 
 def _moment(rng: random.Random, fmt: str) -> str:
@@ -201,6 +216,21 @@ def seed_drawer(kind: str) -> Callable[[int], str] | None:
         size = 12 if kind == "id" else 8
         return lambda seed: token_from_seed(seed, size, alphabet)
     return _faker_drawer(kind)
+
+
+@functools.lru_cache(maxsize=1024)
+def forked_drawer(kind: str) -> tuple[int, Callable[[int], str]] | None:
+    """For a `kind` string drawn at a fork of the value's seed (Faker's kinds and formats), the fork's key
+    and what draws it there: `seed_drawer(kind)(seed)` is `drawer(mix_seed(seed, key))`, so a compiled
+    schema takes that fork along with the property's own seed (`MixedSeeds.with_outputs`). None for every
+    other kind (ids and codes hash the seed itself; `seed_drawer` has them)."""
+    method = _FAKER_FORMATS.get(kind)
+    if method is None:
+        if kind in SEEDED_FORMATS or kind in _RNG_KINDS or kind in ("id", "code"):
+            return None
+        method = kind
+    key, at_fork, _ = _faker_drawers(method)
+    return key, at_fork
 
 
 @functools.lru_cache(maxsize=1024)

@@ -22,10 +22,18 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..seeding import DrawRandom, mix_seed
+from ..seeding import DrawRandom, MixedSeeds
 from .core import DrawContext, item_key
-from .schema_check import _item, _prop, _types, number_drawer
-from .schema_names import FORMATS, SEEDED_FORMATS, fit_text, kind_drawer, seed_drawer, string_kind
+from .schema_check import _item, _prop, _types, number_drawer, number_output_drawer
+from .schema_names import (
+    FORMATS,
+    SEEDED_FORMATS,
+    fit_text,
+    forked_drawer,
+    kind_drawer,
+    seed_drawer,
+    string_kind,
+)
 
 if TYPE_CHECKING:
     from .schema import FromSchema
@@ -35,15 +43,28 @@ __all__ = ["Plan", "compile_plan"]
 
 Node = Callable[[int, DrawContext, "random.Random | None"], Any]
 """(the value's seed, the document's context, the RNG when the caller already made it) -> the value."""
-Fresh = Callable[[int, DrawContext], Any]
-"""A node where the caller made no RNG (every property and item): `node(seed, root, None)`, the RNG made
-only when the value draws from it (an id or a Faker value is drawn from its seed alone)."""
+Leaf = Callable[[int, int, DrawContext], Any]
+"""A node drawn as a property or an item, where the caller made no RNG: (the value's seed, the output its
+`Then` asks for, the document's context) -> the value. The parent mixes every child's seed and output at
+once (`MixedSeeds.with_outputs`): a value drawn from one output (a number, an enum's pick, a Faker value
+at its fork of the seed) makes no RNG and no mix of its own, and an id is its seed's hash."""
+Then = tuple[int, int]
+"""Which output of its seed a leaf reads, as `MixedSeeds.with_outputs` takes it: (k, 1) is `mix_seed(seed,
+k)`, (0, 2) the first output of the RNG left after a choice among one type (`DrawRandom(seed + step)`),
+(0, 1) that of a new `DrawRandom(seed)`, (0, 0) none."""
 Body = Callable[["random.Random", int, DrawContext], Any]
 """A typed value drawn once its type is chosen: (the RNG after that choice, the seed, the context)."""
-Part = tuple[Node, Fresh, int]
-"""A compiled node: its function, the same where the caller made no RNG, the most values it draws."""
+Part = tuple[Node, Leaf, Then, int]
+"""A compiled node: its function, the same as a leaf, the output that leaf reads, the most values it draws."""
+Fork = tuple[Leaf, Then]
+"""A node as its parent draws it."""
 
 _IMMUTABLE = (str, int, float, bool, type(None))
+_NO_OUTPUT: Then = (0, 0)
+_FRESH: Then = (0, 1)  # the first output of `DrawRandom(seed)`
+_AFTER_CHOICE: Then = (0, 2)  # the output after one draw: the choice among one type, as `_value` makes it
+_HALF = 1 << 63
+"""`DrawRandom.random() < 0.5` for an output below this: `random()` is the output's top 53 bits / 2**53."""
 
 
 def _one_step() -> int:
@@ -79,7 +100,7 @@ def compile_plan(owner: FromSchema) -> Plan | None:
         return None
     builder = _Builder(owner)
     root = builder.node(owner.schema, "", top=True)
-    return None if root is None else Plan(root[0], root[2])
+    return None if root is None else Plan(root[0], root[3])
 
 
 class _Builder:
@@ -100,15 +121,15 @@ class _Builder:
         if "array" in types and f.get("uniqueItems"):  # drawn again until distinct: left to `_value`
             return None if top else _unseeded(self._handed_over(s, name), 0)
         bodies: dict[str, Body] = {}
-        seeded: dict[str, Fresh | None] = {}
+        forks: dict[str, Fork | None] = {}
         most = 1
         for t in dict.fromkeys(types):
-            body, fresh, n = self._typed(f, t, name)
+            body, fork, n = self._typed(f, t, name)
             bodies[t] = body
-            seeded[t] = fresh
+            forks[t] = fork
             most = max(most, n)
-        node, fresh = _typed_node(types, bodies, seeded)
-        return node, fresh, most
+        node, (leaf, then) = _typed_node(types, bodies, forks)
+        return node, leaf, then, most
 
     def _handed_over(self, s: Schema, name: str) -> Node:
         value = self.owner._value
@@ -120,58 +141,86 @@ class _Builder:
 
         return node
 
-    def _typed(self, f: Schema, t: str, name: str) -> tuple[Body, Fresh | None, int]:
-        """The body of type `t`, what it gives from a fork's own new RNG (None: the body, from an RNG made
-        for it, as `_typed_node` does) and the most values it draws."""
+    def _typed(self, f: Schema, t: str, name: str) -> tuple[Body, Fork | None, int]:
+        """The body of type `t`, how a parent draws it as a leaf once the type is chosen (None: the body,
+        from an RNG made for it, as `_typed_node` does) and the most values it draws."""
         if t == "object":
             fields, most = self._object(f)
-            return (lambda rng, seed, root: fields(seed, root)), fields, most
+            return (lambda rng, seed, root: fields(seed, 0, root)), (fields, _NO_OUTPUT), most
         if t == "array":
-            body, most = self._array(f, name)
-            return body, None, most
+            return self._array(f, name)
         if t == "string":
-            body, fresh = self._string(f, name)
-            return body, fresh, 1
+            body, fork = self._string(f, name)
+            return body, fork, 1
         if t in ("integer", "number"):
             draw = number_drawer(f, name, t == "integer")
             if draw is None:
-                return (lambda rng, seed, root: None), (lambda seed, root: None), 1
-            # the RNG after the type's choice: one step on from the seed, as `_typed_node` makes it
+                return (lambda rng, seed, root: None), ((lambda seed, out, root: None), _NO_OUTPUT), 1
             number = draw
-
-            def by_rng(seed: int, root: DrawContext) -> Any:
-                return number(DrawRandom(seed + _ONE_STEP))
-
-            return (lambda rng, seed, root: number(rng)), by_rng, 1
+            at = number_output_drawer(f, name, t == "integer")
+            if at is None:
+                return (lambda rng, seed, root: number(rng)), None, 1
+            number_at = at
+            # from the RNG left after the type's choice: the output after one step
+            by_output: Leaf = lambda seed, out, root: number_at(out)  # noqa: E731
+            return (lambda rng, seed, root: number(rng)), (by_output, _AFTER_CHOICE), 1
         if t == "null":
-            return (lambda rng, seed, root: None), (lambda seed, root: None), 1
-        return (lambda rng, seed, root: rng.random() < 0.5), None, 1
+            return (lambda rng, seed, root: None), ((lambda seed, out, root: None), _NO_OUTPUT), 1
+        # a boolean: `random() < 0.5` from the RNG left after the type's choice
+        flip: Leaf = lambda seed, out, root: out < _HALF  # noqa: E731
+        return (lambda rng, seed, root: rng.random() < 0.5), (flip, _AFTER_CHOICE), 1
 
-    def _object(self, f: Schema) -> tuple[Fresh, int]:
-        """The object's properties drawn (it draws nothing from its own RNG), and the most values."""
+    def _object(self, f: Schema) -> tuple[Leaf, int]:
+        """The object's properties drawn (it draws nothing from its own RNG), and the most values.
+
+        Each property's seed is `mix_seed(seed, value_key)`, and an optional one is there when
+        `DrawRandom(mix_seed(seed, optional_key)).random() < 0.5`: all of them, and each leaf's output, are
+        mixed at once."""
         from .schema import _prop_keys
 
         required = f.get("required", [])
-        entries: list[tuple[str, bool, int, int, Fresh]] = []
+        names: list[str] = []
+        leaves: list[Leaf] = []
+        keys: list[int] = []
+        thens: list[Then] = []
+        optional: list[tuple[str, int]] = []
         most = 1
         for name in dict.fromkeys([*f.get("properties", {}), *required]):
             child = self.node(_prop(f, name), name)
             assert child is not None  # only the top may be left to `_value`
             optional_key, value_key = _prop_keys(name)
-            entries.append((name, name in required, optional_key, value_key, child[1]))
-            most += child[2] + (name not in required)  # `_object` counts each optional one it weighs
+            names.append(name)
+            leaves.append(child[1])
+            keys.append(value_key)
+            thens.append(child[2])
+            if name not in required:
+                optional.append((name, optional_key))
+            most += child[3] + (name not in required)  # `_object` counts each optional one it weighs
+        mixed = MixedSeeds(
+            (*keys, *(key for _, key in optional)), (*thens, *(_FRESH for _ in optional))
+        ).with_outputs
+        if not optional:
 
-        def fields(seed: int, root: DrawContext) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            for name, is_required, optional_key, value_key, child in entries:
-                if not is_required and DrawRandom(mix_seed(seed, optional_key)).random() < 0.5:
-                    continue
-                out[name] = child(mix_seed(seed, value_key), root)
-            return out
+            def fields(seed: int, out: int, root: DrawContext) -> dict[str, Any]:
+                seeds, outs = mixed(seed)
+                return {n: leaf(s, z, root) for n, leaf, s, z in zip(names, leaves, seeds, outs, strict=True)}
 
-        return fields, most
+            return fields, most
+        # (name, the output saying whether it is there (-1: required), its lane, its leaf)
+        at = {name: len(names) + i for i, (name, _) in enumerate(optional)}
+        entries = [(name, at.get(name, -1), i, leaves[i]) for i, name in enumerate(names)]
 
-    def _array(self, f: Schema, name: str) -> tuple[Body, int]:
+        def some_fields(seed: int, out: int, root: DrawContext) -> dict[str, Any]:
+            seeds, outs = mixed(seed)
+            doc: dict[str, Any] = {}
+            for name, weighed, i, leaf in entries:
+                if weighed < 0 or outs[weighed] >= _HALF:  # (left out when `random() < 0.5`)
+                    doc[name] = leaf(seeds[i], outs[i], root)
+            return doc
+
+        return some_fields, most
+
+    def _array(self, f: Schema, name: str) -> tuple[Body, Fork, int]:
         prefix, items = f.get("prefixItems", []), f.get("items")
         lo, hi = f.get("minItems", 0), f.get("maxItems")
         if items is False or (items is None and prefix):  # as `FromSchema._array`
@@ -179,40 +228,69 @@ class _Builder:
         top = hi if hi is not None else lo + 4
         base = min(max(lo, 1), top)  # a compiled schema has no $ref: always at the first level
         upper = min(top, base + 4)
-        heads: list[Fresh] = []
+        heads: list[Fork] = []
         most = 1
         for i in range(min(len(prefix), upper)):
             child = self.node(_item(f, i), name)
             assert child is not None  # only the top may be left to `_value`
-            heads.append(child[1])
-            most += child[2]
-        tail: Fresh | None = None
+            heads.append((child[1], child[2]))
+            most += child[3]
+        tail: Fork | None = None
         if upper > len(prefix):  # every item past prefixItems has the same schema
             child = self.node(_item(f, len(prefix)), name)
             assert child is not None
-            tail = child[1]
-            most += (upper - len(prefix)) * child[2]
-        nodes: list[Fresh] = heads + [tail] * min(upper - len(heads), 64) if tail is not None else heads
-        keys = [item_key(i) for i in range(len(nodes))]  # each item's fork key, taken once
+            tail = (child[1], child[2])
+            most += (upper - len(prefix)) * child[3]
+        nodes = heads + [tail] * min(upper - len(heads), 64) if tail is not None else heads
+        leaves = [leaf for leaf, _ in nodes]
+        # each count's item seeds and outputs, mixed at once (`mixed`), made once per count the array draws
+        mixers: dict[int, Callable[[int], tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+
+        def mixed(n: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            mixer = mixers.get(n)
+            if mixer is None:
+                forks = [nodes[i] if i < len(nodes) else tail for i in range(n)]  # past 64: all the tail
+                thens = tuple(fork[1] for fork in forks if fork is not None)
+                mixer = MixedSeeds(tuple(item_key(i) for i in range(n)), thens).with_outputs
+                if n <= len(nodes):  # (counts past them are rare and have no bound: not kept)
+                    mixers[n] = mixer
+            return mixer(seed)
+
+        def item_list(seed: int, n: int, root: DrawContext) -> list[Any]:
+            seeds, outs = mixed(n, seed)
+            if n <= len(leaves):
+                return [leaf(s, z, root) for leaf, s, z in zip(leaves, seeds, outs, strict=False)]
+            assert tail is not None  # a count past the items listed: the tail draws them
+            last = tail[0]
+            return [(leaves[i] if i < len(leaves) else last)(seeds[i], outs[i], root) for i in range(n)]
 
         def body(rng: random.Random, seed: int, root: DrawContext) -> list[Any]:
-            n = rng.randint(base, upper)
-            if n <= len(nodes):
-                return [nodes[i](mix_seed(seed, keys[i]), root) for i in range(n)]
-            return [
-                (nodes[i] if i < len(heads) else tail)(mix_seed(seed, item_key(i)), root)  # type: ignore[misc]
-                for i in range(n)
-            ]
+            return item_list(seed, rng.randint(base, upper), root)
 
-        return body, most
+        span = upper - base + 1
+        if type(base) is int and type(upper) is int and 0 < span <= 1 << 32:
+            # `randint(base, upper)` from the RNG left after the type's choice: one output, mapped as
+            # `DrawRandom` maps it
 
-    def _string(self, f: Schema, name: str) -> tuple[Body, Fresh | None]:
+            def counted(seed: int, out: int, root: DrawContext) -> list[Any]:
+                return item_list(seed, base + ((out * span) >> 64), root)
+
+            return body, (counted, _AFTER_CHOICE), most
+        rng_body: Leaf = lambda seed, out, root: body(DrawRandom(seed + _ONE_STEP), seed, root)  # noqa: E731
+        return body, (rng_body, _NO_OUTPUT), most
+
+    def _string(self, f: Schema, name: str) -> tuple[Body, Fork | None]:
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
         unbounded = hi is None and type(lo) is int and lo <= 0  # any text fits: `fit_text` cuts nothing
         if "pattern" not in f and fmt in FORMATS and unbounded:
             # `FromSchema._string` takes the format's first draw, which always fits
             draw = SEEDED_FORMATS[fmt]
-            return (lambda rng, seed, root: draw(rng, seed)), _by_seed(seed_drawer(fmt))
+            forked = forked_drawer(fmt)
+            if forked is None:
+                return (lambda rng, seed, root: draw(rng, seed)), None
+            fork_key, at_fork = forked
+            faker: Leaf = lambda seed, out, root: at_fork(out)  # noqa: E731
+            return (lambda rng, seed, root: draw(rng, seed)), (faker, (fork_key, 1))
         if "pattern" in f or fmt in FORMATS:
             string = self.owner._string
 
@@ -228,50 +306,59 @@ class _Builder:
         def text(rng: random.Random, seed: int, root: DrawContext) -> str:
             return fit_text(draw_text(rng, seed, root.request), lo, hi, rng)
 
-        by_seed = seed_drawer(kind)
-        if by_seed is None or not unbounded:
+        if not unbounded:
             return text, None
+        forked = forked_drawer(kind)
+        if forked is not None:
+            kind_key, kind_at_fork = forked
 
-        def seed_text(seed: int, root: DrawContext) -> str:
-            value = by_seed(seed)
+            def forked_text(seed: int, out: int, root: DrawContext) -> str:
+                value = kind_at_fork(out)
+                return value[:-1] + "x" if value.endswith(" ") else value  # as `seed_text` below
+
+            return text, (forked_text, (kind_key, 1))
+        by_seed = seed_drawer(kind)
+        if by_seed is None:
+            return text, None
+        seeded = by_seed
+
+        def seed_text(seed: int, out: int, root: DrawContext) -> str:
+            value = seeded(seed)
             return value[:-1] + "x" if value.endswith(" ") else value  # all `fit_text` does without bounds
 
-        return text, seed_text
-
-
-def _by_seed(draw: Callable[[int], str] | None) -> Fresh | None:
-    """A value drawn from its seed alone, as a node where the caller made no RNG (None for None)."""
-    if draw is None:
-        return None
-    return lambda seed, root: draw(seed)
+        return text, (seed_text, _NO_OUTPUT)
 
 
 def _unseeded(node: Node, most: int) -> Part:
     """A part whose node makes its own RNG when it has none."""
-    return node, (lambda seed, root: node(seed, root, None)), most
+    return node, (lambda seed, out, root: node(seed, root, None)), _NO_OUTPUT, most
 
 
 def _constant(value: Any) -> Part:
     if isinstance(value, _IMMUTABLE):
-        return (lambda seed, root, rng: value), (lambda seed, root: value), 1
+        return (lambda seed, root, rng: value), (lambda seed, out, root: value), _NO_OUTPUT, 1
     return _unseeded(lambda seed, root, rng: copy.deepcopy(value), 1)
 
 
 def _enum(choices: list[Any]) -> Part:
+    n = len(choices)
     if all(isinstance(v, _IMMUTABLE) for v in choices):
-        return (
-            (lambda seed, root, rng: (rng or DrawRandom(seed)).choice(choices)),
-            (lambda seed, root: DrawRandom(seed).choice(choices)),
-            1,
-        )
+
+        def node(seed: int, root: DrawContext, rng: random.Random | None) -> Any:
+            return (rng or DrawRandom(seed)).choice(choices)
+
+        if not 0 < n <= 1 << 32:  # (`DrawRandom.choice` hands these to `random.Random`)
+            return node, (lambda seed, out, root: DrawRandom(seed).choice(choices)), _NO_OUTPUT, 1
+        # a new RNG's `choice`: the high bits of its first output times the count, as `DrawRandom` maps it
+        return node, (lambda seed, out, root: choices[(out * n) >> 64]), _FRESH, 1
     return _unseeded(lambda seed, root, rng: copy.deepcopy((rng or DrawRandom(seed)).choice(choices)), 1)
 
 
 def _typed_node(
-    types: list[str], bodies: dict[str, Body], seeded: dict[str, Fresh | None]
-) -> tuple[Node, Fresh]:
+    types: list[str], bodies: dict[str, Body], forks: dict[str, Fork | None]
+) -> tuple[Node, Fork]:
     """`_value`'s choice of a type (null one time in five when allowed, else any of the others), then
-    the body of that type; and the same where the caller made no RNG."""
+    the body of that type; and the same as a leaf."""
     concrete = [t for t in types if t != "null"] or ["null"]
     nullable = "null" in types
     if len(concrete) > 1 or nullable:
@@ -282,19 +369,19 @@ def _typed_node(
             t = "null" if nullable and rng.random() < 0.2 else rng.choice(concrete)
             return bodies[t](rng, seed, root)
 
-        return chosen, (lambda seed, root: chosen(seed, root, None))
+        return chosen, ((lambda seed, out, root: chosen(seed, root, None)), _NO_OUTPUT)
     body = bodies[concrete[0]]
-    fresh = seeded[concrete[0]]
+    fork = forks[concrete[0]]
     if concrete[0] == "object":
-        assert fresh is not None  # an object's fields: it draws nothing from its own RNG after the choice
-        fields = fresh
+        assert fork is not None  # an object's fields: it draws nothing from its own RNG after the choice
+        fields = fork[0]
 
         def object_node(seed: int, root: DrawContext, rng: random.Random | None) -> Any:
             if rng is not None:
                 rng.choice(concrete)
-            return fields(seed, root)
+            return fields(seed, 0, root)
 
-        return object_node, fields
+        return object_node, fork
 
     def single(seed: int, root: DrawContext, rng: random.Random | None) -> Any:
         if rng is None:
@@ -304,4 +391,6 @@ def _typed_node(
         rng.choice(concrete)
         return body(rng, seed, root)
 
-    return single, fresh or (lambda seed, root: body(DrawRandom(seed + _ONE_STEP), seed, root))
+    if fork is not None:
+        return single, fork
+    return single, ((lambda seed, out, root: body(DrawRandom(seed + _ONE_STEP), seed, root)), _NO_OUTPUT)

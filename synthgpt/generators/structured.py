@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import DrawError, RequestError
-from ..jsonutil import _tiny_float_text, canonical_bytes, canonical_json
+from ..jsonutil import canonical_bytes, canonical_json, tiny_float_text
 from ..model import ModelRequest
 from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
@@ -95,7 +95,7 @@ def _compiled(schema: Any) -> tuple[FromSchema, FillHints | None]:
     found = _BY_TEXT.get(text)
     if found is None:
         found = _compile(_content_key(schema))
-        if not (b"null" in text and any(n in text for n in _VALUE_NULLS)) and not _tiny_float_text(text):
+        if not (b"null" in text and any(n in text for n in _VALUE_NULLS)) and not tiny_float_text(text):
             if len(_BY_TEXT) >= _MAX_SCHEMAS:  # bounded as `_compile` is: schemas built from data
                 _BY_TEXT.clear()
             _BY_TEXT[text] = found

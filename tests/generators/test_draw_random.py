@@ -158,3 +158,33 @@ def test_mixed_seeds_are_mix_seed_of_each_key() -> None:
 
     keys = tuple(template_key(i) for i in range(9))
     assert MixedSeeds(keys)(77) == tuple(mix_seed(77, k) for k in keys)
+
+
+def test_mixed_seeds_with_outputs_are_mixes_and_rng_outputs() -> None:
+    """`MixedSeeds.with_outputs`: each key's `mix_seed`, then the output its (key, steps) pair asks for,
+    against `mix_seed` and a `DrawRandom` stepped by hand, for every number of keys (lanes from 2 to 64,
+    one by one otherwise) and for seeds outside 64 bits."""
+    rng = random.Random(6)
+    for count in range(70):
+        keys = tuple(rng.getrandbits(64) for _ in range(count))
+        then = tuple(
+            (rng.choice([0, rng.getrandbits(64), 2**64 + 3]), rng.randint(0, 4)) for _ in range(count)
+        )
+        mixed = MixedSeeds(keys, then)
+        for seed in [*_ODD_SEEDS, *(rng.getrandbits(64) for _ in range(10))]:
+            seeds, outputs = mixed.with_outputs(seed)
+            assert seeds == mixed(seed) == tuple(mix_seed(seed, k) for k in keys)
+            for s, (x, steps), out in zip(seeds, then, outputs, strict=True):
+                assert out == mix_seed((s ^ x) + (steps - 1) * 0x9E3779B97F4A7C15, 0)
+                if steps == 1:
+                    assert out == mix_seed(s, x)
+                if x == 0 and steps >= 1:
+                    stepped = DrawRandom(s)
+                    for _ in range(steps - 1):
+                        stepped.random()
+                    assert out == stepped.next64()
+    with pytest.raises(ValueError):
+        MixedSeeds((1, 2)).with_outputs(3)
+    with pytest.raises(ValueError):
+        MixedSeeds((1, 2), ((0, 1),))
+    assert MixedSeeds(()).with_outputs(5) == ((), ())

@@ -3,6 +3,7 @@ exactly what the walk gives, on every kind of conversation the walk reads."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -169,3 +170,37 @@ def test_the_pieces_reach_every_branch() -> None:
     assert cf._states_a_number("the quantity is 4", ("quantity",))
     assert not ra.message_gives_nothing("in Lisbon") and not ra.message_gives_nothing("run make")
     assert ra.message_gives_nothing("Make up an order for Tell me about tide pools #3")
+
+
+# the patterns as they were, led by `\b`: the ones now led by a class find the same matches
+_OLD_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}\b")
+_OLD_PLACE = re.compile(rf"\b(in|at|to|from|for|near|around)\s+((?:{ra._NAME})(?:\s+(?:{ra._NAME}))*)")
+_REGEX_PIECES = [
+    *_PIECES, "in", "at", "to", "from", "for", "near", "around", "main", "cat", "into", "Into", "fort",
+    "_in", "9at", "éin", "Lin", "A", "Ab", "AB", "Ab-Cd", "Ab Cd Ef Gh", "aB", "_Ab", "9Ab", "éAb", "Ünder",
+    "Émile", "O'Neil", "NYC", "Al-Amin", "-", "'", ".", ",", "\t",
+]  # fmt: skip
+regex_texts = (
+    st.lists(st.sampled_from(_REGEX_PIECES), max_size=10).map(" ".join)
+    | st.lists(st.sampled_from(_REGEX_PIECES), max_size=10).map("".join)
+    | st.text(max_size=40)
+    | st.text(alphabet="inatofrmeAILNTx _-'é9", max_size=40)
+)
+
+
+def _matches(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], tuple[str | None, ...]]]:
+    return [(m.span(), m.groups()) for m in pattern.finditer(text)]
+
+
+@settings(max_examples=4000, deadline=None, derandomize=True)
+@given(regex_texts)
+def test_the_regexes_led_by_a_class_match_as_those_led_by_a_word_boundary(text: str) -> None:
+    assert _matches(cf._CAPITALISED, text) == _matches(_OLD_CAPITALISED, text)
+    assert _matches(ra._PLACE, text) == _matches(_OLD_PLACE, text)
+
+
+def test_the_regex_pieces_reach_every_branch() -> None:
+    assert _matches(cf._CAPITALISED, "Ab aAb _Ab Émile") == [((0, 2), ())]
+    assert [m.group(2) for m in ra._PLACE.finditer("main Lisbon, in Porto, into Rome, fin Oslo at NYC")] == [
+        "Porto", "NYC",
+    ]  # fmt: skip

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import random
 from typing import Any
 
 import pytest
 
-from synthgpt.errors import DrawError
+from synthgpt.errors import DrawError, SchemaError
 from synthgpt.generators import structured
 from synthgpt.generators.core import DrawContext
 from synthgpt.generators.schema import FromSchema
@@ -368,3 +369,129 @@ def test_the_text_cache_is_bounded() -> None:
     for i in range(structured._MAX_SCHEMAS * 2 + 5):
         structured.compiled_schema({"type": "integer", "maximum": i})
         assert len(structured._BY_TEXT) <= structured._MAX_SCHEMAS
+
+
+# -- values read from one output mixed with their seed (`MixedSeeds.with_outputs`) -----------------------
+
+
+def _random_schema(rng: random.Random, depth: int = 0) -> dict[str, Any]:
+    """A schema of the shapes a compiled plan draws by outputs (objects with required and optional
+    properties, arrays of every count bound, numbers with and without bounds, enums, booleans, Faker
+    kinds, ids) mixed with those it draws from an RNG (nullable and multi-typed values, texts, formats)."""
+    kinds = ["string", "integer", "number", "boolean", "enum", "const", "null", "multi", "format"]
+    if depth < 3:
+        kinds += ["object", "object", "array", "array"]
+    kind = rng.choice(kinds)
+    if kind == "object":
+        pool = [*_STRINGS, "price", "qty", "age", "flag", "total", "score", "x"]
+        names = rng.sample(pool, rng.randint(0, 7))
+        props = {name: _random_schema(rng, depth + 1) for name in names}
+        return {"type": "object", "properties": props, "required": [n for n in names if rng.random() < 0.6]}
+    if kind == "array":
+        out: dict[str, Any] = {"type": "array", "items": _random_schema(rng, depth + 1)}
+        if rng.random() < 0.5:
+            out["minItems"] = rng.randint(0, 4)
+        if rng.random() < 0.5:
+            out["maxItems"] = out.get("minItems", 0) + rng.randint(0, 5)
+        if rng.random() < 0.2:
+            out["prefixItems"] = [_random_schema(rng, depth + 1) for _ in range(rng.randint(1, 3))]
+        return out
+    if kind in ("integer", "number"):
+        out = {"type": kind}
+        if rng.random() < 0.5:
+            out["minimum"] = rng.choice([-(2**40), -5, 0, 1, 2.5, 10**12])
+        if rng.random() < 0.5:
+            out["maximum"] = out.get("minimum", 0) + rng.choice([0, 1, 3, 7.5, 2**33, 10**15])
+        if rng.random() < 0.15:
+            out["multipleOf"] = rng.choice([2, 0.5, 0.01])
+        return out
+    if kind == "enum":
+        return {"enum": rng.sample(["a", "b", 3, 4.5, None, True, "c", [1], {"k": 2}], rng.randint(1, 5))}
+    if kind == "const":
+        return {"const": rng.choice(["v", 1, None, {"k": [1]}])}
+    if kind == "multi":
+        return {"type": rng.sample(["string", "integer", "null", "boolean", "object"], rng.randint(2, 3))}
+    if kind == "format":
+        formats = ["email", "uri", "hostname", "date-time", "uuid", "ipv4"]
+        return {"type": "string", "format": rng.choice(formats)}
+    if kind == "string" and rng.random() < 0.3:
+        return {"type": "string", rng.choice(["minLength", "maxLength"]): rng.randint(0, 30)}
+    return {"type": kind}
+
+
+def test_random_schemas_draw_what_the_walk_draws() -> None:
+    """Objects, arrays, numbers, enums and Faker values drawn from the outputs their parent mixes with their
+    seeds, against the keyword-by-keyword walk: ~400 schemas, 30 seeds each."""
+    rng = random.Random(2024)
+    drawn = 0
+    for n in range(400):
+        schema = {"type": "object", "properties": {f"p{i}": _random_schema(rng) for i in range(3)},
+                  "required": ["p0"]}  # fmt: skip
+        if n % 4 == 0:
+            schema = _random_schema(rng)
+        try:
+            FromSchema(schema)
+        except SchemaError:  # bounds no value meets: refused before any draw, compiled or not
+            continue
+        drawn += 1
+        for seed in range(30):
+            planned, walked, rng_a, rng_b = _both(schema, rng.getrandbits(64), rng_first=seed % 3 == 0)
+            assert repr(planned) == repr(walked), schema
+            assert rng_a == rng_b
+    assert drawn > 300
+
+
+def test_a_number_from_its_output_is_the_number_from_its_rng() -> None:
+    from synthgpt.generators.schema_check import number_drawer, number_output_drawer
+    from synthgpt.seeding import DrawRandom
+
+    rng = random.Random(7)
+    schemas = [_random_schema(random.Random(i)) for i in range(3000)]
+    numbers = [s for s in schemas if s.get("type") in ("integer", "number")]
+    numbers += [
+        {"type": "number", "minimum": 1, "maximum": 1},
+        {"type": "number", "exclusiveMinimum": 3, "maximum": 3.5},
+        {"type": "integer", "minimum": 7000, "maximum": 6999 + 2**32},
+        {"type": "number", "minimum": 1e300},
+        {"type": "number", "exclusiveMinimum": 1, "exclusiveMaximum": 1.001},
+    ]
+    found = 0
+    for schema in numbers:
+        for name in ("price", "age", "x", "total", "lat"):
+            integer = schema["type"] == "integer"
+            by_rng = number_drawer(schema, name, integer)
+            by_output = number_output_drawer(schema, name, integer)
+            if by_output is None:
+                continue
+            assert by_rng is not None
+            found += 1
+            for _ in range(20):
+                seed = rng.getrandbits(64)
+                value = by_output(DrawRandom(seed).next64())
+                expected = by_rng(DrawRandom(seed))
+                assert repr(value) == repr(expected), (schema, name)
+    assert found > 200
+    wide = {"type": "integer", "minimum": 5000, "maximum": 5000 + 2**32}
+    assert number_output_drawer(wide, "x", True) is None
+    assert number_output_drawer({**wide, "maximum": 4999 + 2**32}, "x", True)
+    assert number_output_drawer({"type": "number", "multipleOf": 0.5}, "x", False) is None
+
+
+def test_a_forked_drawer_draws_what_the_seed_drawer_draws() -> None:
+    from synthgpt.generators import schema_names as names
+    from synthgpt.seeding import mix_seed
+
+    kinds = {kind for kind, _ in names.STRING_NAMES} | set(names.SEEDED_FORMATS) | {"words", "first_name"}
+    forked = 0
+    for kind in sorted(kinds):
+        fork = names.forked_drawer(kind)
+        if fork is None:
+            assert kind in ("id", "code") or names.seed_drawer(kind) is None
+            continue
+        forked += 1
+        key, at_fork = fork
+        by_seed = names.seed_drawer(kind)
+        assert by_seed is not None
+        for seed in range(0, 2**64, 2**64 // 97):
+            assert at_fork(mix_seed(seed, key)) == by_seed(seed)
+    assert forked >= 18
