@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..frozen import field_setters
 from ..journal import Builder, CallRecord, Delivery
 from ..model import ModelOutput, ModelRequest
 
@@ -15,6 +16,12 @@ if TYPE_CHECKING:
     from ..state.base import CallCounter
 
 __all__ = ["RecordBuilder", "delivery", "release"]
+
+_new = object.__new__
+_index, _request, _rule, _seed, _output, _at, _duration, _captures, _delivery, _nbytes = field_setters(
+    CallRecord, "index", "request", "rule", "seed", "output", "at", "duration_ms", "captures", "delivery",
+    "nbytes",
+)  # fmt: skip
 
 
 def delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
@@ -50,19 +57,20 @@ class RecordBuilder(Builder):
         return draft
 
     def _make(self, index: int) -> CallRecord:
+        """`CallRecord(index, …)`, built through its slots (`frozen.field_setters`): every field given."""
         req, out = self.req, self.out
-        return CallRecord(
-            index=index,
-            request=req,
-            rule=self.rule.name,
-            seed=self.seed,
-            output=out,
-            at=self.at,
-            duration_ms=(time.perf_counter() - self.started) * 1000.0,
-            captures=dict(self.captures),
-            delivery=delivery(req, out),
-            nbytes=self.nbytes,
-        )
+        record: CallRecord = _new(CallRecord)
+        _index(record, index)
+        _request(record, req)
+        _rule(record, self.rule.name)
+        _seed(record, self.seed)
+        _output(record, out)
+        _at(record, self.at)
+        _duration(record, (time.perf_counter() - self.started) * 1000.0)
+        _captures(record, dict(self.captures))
+        _delivery(record, delivery(req, out))
+        _nbytes(record, self.nbytes)
+        return record
 
 
 def release(resolved: Resolved, counter: CallCounter | None, fingerprint: Callable[[], str]) -> None:

@@ -13,13 +13,17 @@ from ..limits import Limits
 from ..model import Choice, ErrorSpec, ModelOutput, ModelRequest, StreamPlan
 from ..rules.triggers import without_triggers
 from ..seeding import derive_seed
+from ..tokens import count_tokens
 from .assemble import output, text_choice
+from .assemble import usage as assembled_usage
 from .shaping import apply_limit, apply_stop, count_usage, spelled_by_deltas
 
 if TYPE_CHECKING:
     from ..rules.rule import Rule
 
 __all__ = ["draw_output"]
+
+of_answer = DrawContext.of_answer
 
 _NO_STREAM = ModelOutput.model_fields["stream"].default
 
@@ -51,19 +55,14 @@ def draw_output(
     stops = req.stop_sequences if req.extra else ()  # they live in `extra`: most requests have none
     # a model that thinks by default reasons as if asked (a rule's `reasoning=False` still wins)
     auto = rule.adds_reasoning(req) or (thinks and rule.reasoning == "auto")
+    # a text answer kept as drawn (no deltas to spell, stop sequence or reasoning to add) has its tokens
+    # counted once, here, for the limit and the usage both; None once any choice was shaped otherwise
+    counted: int | None = 0
     for i in range(req.n):
-        ctx = DrawContext(
-            view,
-            seed if i == 0 else derive_seed(seed, "choice", i),
-            now=now,
-            captures=captures,
-            rule=name,
-            call_index=call_index,
-            base_seed=base_seed,
-            order_reads=order_reads,
-            limits=limits,
-            received=req,
-        )
+        ctx = of_answer(
+            view, seed if i == 0 else derive_seed(seed, "choice", i), now, captures, name, call_index,
+            base_seed, order_reads, limits, req,
+        )  # fmt: skip
         try:
             value = generator.draw(ctx)
         except DrawError as exc:  # name the rule: the generator alone rarely says where it came from
@@ -74,7 +73,23 @@ def draw_output(
         except Exception as exc:  # a user's callable inside map/bind/filter: say which rule it was
             raise DrawError(f"rule {name!r}: {type(exc).__name__}: {exc}", rule=name) from exc
         cut: int | None = None
-        if type(value) is str:  # most answers: text, the choice assembled without validation
+        if (
+            type(value) is str and not stops and (stream is None or stream.deltas is None)
+            and not (auto and error is None)
+        ):  # fmt: skip
+            # most answers: text, the choice assembled without validation; `apply_limit` and `count_usage`
+            # would give this choice and count (tests/engine/test_drawing_fast.py)
+            tokens = count_tokens(value)
+            if limit and tokens > limit:
+                choices.append(apply_limit(text_choice(value), limit, None))
+                counted = None
+            else:
+                choices.append(text_choice(value))
+                if counted is not None:
+                    counted += tokens
+            continue
+        counted = None
+        if type(value) is str:
             choice = text_choice(value)
             if stream is not None:
                 choice = spelled_by_deltas(choice, stream, name)
@@ -108,7 +123,10 @@ def draw_output(
             f"({len(embeddings)} for {len(req.inputs)}); use the `embeddings` generator",
             rule=rule.name, public=True,
         )  # fmt: skip
-    usage = count_usage(prompt_tokens, choices)
+    if counted is not None and type(prompt_tokens) is int:  # every choice text counted above
+        usage = assembled_usage(prompt_tokens, counted, 0)
+    else:
+        usage = count_usage(prompt_tokens, choices)
     if fixed_usage:  # a rule's fixed `usage` replaces the counted fields it names
         usage = usage.model_copy(update=fixed_usage)
     stream = stream or _NO_STREAM

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from .._validation import check_engine_args
 from ..clock import Clock
 from ..errors import SynthGPTError
+from ..frozen import field_setters
 from ..generation import Generation
 from ..journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Journal, PackedRecord
 from ..limits import DEFAULT_LIMITS, Limits, check_answer_size
@@ -37,6 +38,19 @@ FinishError: TypeAlias = "BaseException | ErrorSpec | Fault | None"
 """What went wrong in a call, as `on_finish` is told: the exception that refused it (no record then), the
 HTTP error it answered with, the fault that ended its stream, or None."""
 OnFinish: TypeAlias = "Callable[[CallRecord | None, FinishError, bool], None]"
+
+_new = object.__new__
+_output, _rule, _record, _replayable = field_setters(Generation, "output", "rule", "record", "replayable")
+
+
+def _generation(output: ModelOutput, rule: Rule, record: CallRecord, replayable: bool) -> Generation:
+    """`Generation(…)`, built through its slots (`frozen.field_setters`): one per call."""
+    drawn: Generation = _new(Generation)
+    _output(drawn, output)
+    _rule(drawn, rule)
+    _record(drawn, record)
+    _replayable(drawn, replayable)
+    return drawn
 
 
 class MockGPT:
@@ -182,7 +196,7 @@ class MockGPT:
         if slot is not None:
             kept = self._memo.lookup(*slot)
             if kept is not None:
-                return Generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
+                return _generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
         drawn = self._draw(request, api)
         if slot is not None and drawn.replayable:
             self._memo.put(slot, drawn)
@@ -215,7 +229,7 @@ class MockGPT:
             self._release(resolved)
             raise resolved.unshared
         record = self.journal.add(RecordBuilder(rule, req, out, seed, now, resolved.captures, started))
-        return Generation(out, rule, record, not reads and resolved.order_free)
+        return _generation(out, rule, record, not reads and resolved.order_free)
 
     def _answer_seed(self, rule: str, fingerprint: int) -> int:
         """`derive_seed(self.seed, rule, fingerprint)`, the seed of every answer: the engine's seed and the

@@ -127,6 +127,35 @@ class DrawContext:
         child.limits = self.limits
         return child
 
+    @staticmethod
+    def of_answer(
+        request: ModelRequest,
+        seed: int,
+        now: float,
+        captures: Mapping[str, str],
+        rule: str,
+        call_index: int,
+        base_seed: int,
+        order_reads: list[int] | None,
+        limits: Limits,
+        received: ModelRequest,
+    ) -> DrawContext:
+        """`DrawContext(request, seed, now=…, …, received=…)` with every argument given, as the engine makes
+        one per choice: positional, without the keyword call (it cost about as much as the fields' stores)."""
+        ctx = _new_context(DrawContext)
+        ctx.request = request
+        ctx.received = received
+        ctx.seed = seed
+        ctx.now = now
+        ctx.captures = captures or {}
+        ctx.rule = rule
+        ctx._call_index = call_index
+        ctx.base_seed = base_seed
+        ctx._rng = None
+        ctx._order_reads = order_reads
+        ctx.limits = limits or DEFAULT_LIMITS
+        return ctx
+
     def with_request(self, request: ModelRequest, seed: int | None = None) -> DrawContext:
         """This context for another request (and seed): same clock reading, captures, rule and call."""
         return DrawContext(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self, SupportsIndex
 
 from ..errors import NoRuleMatched, RuleError, StateUnavailable, UnknownRuleError
+from ..frozen import field_setters
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
 from ..journal import KEEP_LIVE as _PACKED_AFTER
@@ -211,6 +212,25 @@ class Resolved:
     """No rule with `times` at or before this one: which rule answers did not depend on earlier calls."""
 
 
+_new = object.__new__
+_rule, _captures, _call_index, _unshared, _order_free = field_setters(
+    Resolved, "rule", "captures", "call_index", "unshared", "order_free"
+)
+
+
+def _resolved(
+    rule: Rule, captures: dict[str, str], call_index: int, unshared: StateUnavailable | None, order_free: bool
+) -> Resolved:
+    """`Resolved(…)` with every field given, built through its slots (`frozen.field_setters`)."""
+    resolved: Resolved = _new(Resolved)
+    _rule(resolved, rule)
+    _captures(resolved, captures)
+    _call_index(resolved, call_index)
+    _unshared(resolved, unshared)
+    _order_free(resolved, order_free)
+    return resolved
+
+
 class _RuleList(list[Rule]):
     """`RuleSet.rules`: a public list, so it may be changed directly; each change bumps `version`, which
     tells the RuleSet to compile its search again."""
@@ -372,7 +392,7 @@ class RuleSet:
                     index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return Resolved(rule, dict(caps), index, unshared, order_free)
+            return _resolved(rule, dict(caps), index, unshared, order_free)
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)
