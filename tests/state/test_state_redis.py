@@ -199,6 +199,9 @@ def test_the_shared_journal_shows_how_each_call_ended(replicas: Replicas) -> Non
     streamed = a.post("/v1/chat/completions", json={**chat("hello"), "stream": True})
     assert streamed.status_code == 200
     frames = streamed.text.count("data: ")
+    # a replica's journal writes leave in the background; a listing waits for its own replica's only, so
+    # replica a's is asked first (on a loaded machine a's write could otherwise land after b's)
+    assert len(a.get("/_synthgpt/calls").json()) == 1
     text_of(b.post("/v1/chat/completions", json=chat("hello")))
     calls = b.get("/_synthgpt/calls").json()
     assert [(c["outcome"], c["frames_sent"]) for c in calls] == [("done", frames), ("done", None)]
