@@ -36,6 +36,14 @@ __all__ = ["record_from_dict", "record_json", "record_to_dict"]
 def record_to_dict(record: CallRecord) -> dict[str, Any]:
     """A JSON-ready form of a record; `seed` is a string because it is a 64-bit unsigned integer,
     which JavaScript and SQLite integers cannot hold exactly."""
+    data = _head(record, dict(record.captures))
+    data["request"] = record.request.model_dump(mode="json", by_alias=True)
+    data["output"] = _output_dict(record.output) or record.output.model_dump(mode="json")
+    return data
+
+
+def _head(record: CallRecord, captures: Any) -> dict[str, Any]:
+    """A record's own fields, in `record_to_dict`'s order, before its request and output."""
     return {
         "index": record.index,
         "api": record.api,
@@ -44,11 +52,9 @@ def record_to_dict(record: CallRecord) -> dict[str, Any]:
         "seed": str(record.seed),
         "at": record.at,
         "duration_ms": record.duration_ms,
-        "captures": dict(record.captures),
+        "captures": captures,
         "outcome": record.outcome,
         "frames_sent": record.frames_sent,
-        "request": record.request.model_dump(mode="json", by_alias=True),
-        "output": _output_dict(record.output) or record.output.model_dump(mode="json"),
     }
 
 
@@ -75,23 +81,10 @@ def _sorted_json(data: dict[str, Any]) -> str:
 def _written(record: CallRecord) -> bytes | None:
     """`record_json`'s text (UTF-8) written by orjson from the models' fields as they are, or None when
     that text might not be the dumps' (see `_DUMPED`)."""
-    return sorted_bytes_strict(
-        {
-            "index": record.index,
-            "api": record.api,
-            "model": record.model,
-            "rule": record.rule,
-            "seed": str(record.seed),
-            "at": record.at,
-            "duration_ms": record.duration_ms,
-            "captures": record.captures,
-            "outcome": record.outcome,
-            "frames_sent": record.frames_sent,
-            "request": record.request,
-            "output": record.output,
-        },
-        _dumped,
-    )
+    data = _head(record, record.captures)
+    data["request"] = record.request
+    data["output"] = record.output
+    return sorted_bytes_strict(data, _dumped)
 
 
 # --- what `model_dump(mode="json")` gives for each model, as orjson writes it
