@@ -24,6 +24,7 @@ worker thread, the library used synchronously) is written at once, after whateve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -287,10 +288,10 @@ class SQLiteJournal(Journal):
     def _write_batch(self, batch: Batch) -> None:
         """The loop's callback for `batch`: write what is still waiting (a read in a thread may have
         written it already, under the same lock, so this returns only once it is in the file)."""
-        try:
+        # sqlite3.Error, OSError: the batch that failed holds the error (`_write_waiting` sets it) and its
+        # answers are refused; that may be a later batch this callback wrote early, not `batch`
+        with contextlib.suppress(Exception):
             self._write_waiting()
-        except Exception as exc:  # sqlite3.Error, OSError: the answers waiting for it are refused
-            batch.error = exc
         batch.done.set()
 
     def _written_out(self) -> None:
