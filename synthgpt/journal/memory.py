@@ -176,21 +176,24 @@ def unpack(item: CallRecord | PackedRecord) -> CallRecord:
 
 class _Payloads:
     """The last few packed (request, output) pairs, by identity: calls the server answered again from its
-    memo share one request and one output, and are packed once."""
+    memo share one request and one output, and are packed once. Found by the output's id (the pair's
+    request compared too); emptied when full rather than kept in order: a miss costs only a packing."""
 
     def __init__(self) -> None:
-        self._items: dict[tuple[int, int], tuple[ModelRequest, ModelOutput, bytes]] = {}
+        self._items: dict[int, tuple[ModelRequest, ModelOutput, bytes]] = {}
 
     def of(self, record: CallRecord) -> tuple[bytes, bool]:
         """The packed pair, and whether it was packed before (the call was answered again, by replay)."""
         req, out = record.request, record.output
-        key = (id(req), id(out))
-        hit = self._items.pop(key, None)  # held objects keep their ids: a hit is the same pair
-        blob = hit[2] if hit is not None else pack(req, out)
-        self._items[key] = (req, out, blob)  # newest last
-        if len(self._items) > _PAYLOADS:
-            del self._items[next(iter(self._items))]
-        return blob, hit is not None
+        items = self._items
+        hit = items.get(id(out))  # held objects keep their ids: a hit is the same pair
+        if hit is not None and hit[0] is req:
+            return hit[2], True
+        blob = pack(req, out)
+        if len(items) >= _PAYLOADS:
+            items.clear()
+        items[id(out)] = (req, out, blob)
+        return blob, False
 
     def clear(self) -> None:
         self._items.clear()

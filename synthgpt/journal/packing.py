@@ -141,11 +141,21 @@ _SHARED: tuple[BaseModel, ...] = tuple({id(d): d for d in _DEFAULTS if isinstanc
 _SHARED_NUMBERS = {id(m): i for i, m in enumerate(_SHARED)}
 _SHARED_KIND = -1
 
-# What `_encode` reads of a class: its number, its field count, its checks, whether it has shared instances,
+# Objects of some classes are often shared by many calls: a decoder's one `auto` tool choice, a rule's stream
+# plan. The last few of them packed are kept with their packed text, by identity (held, so that an id stays
+# its object's), and written as that text again.
+_HELD_CLASSES = (_model.ToolChoice, _model.StreamPlan)
+_HELD: dict[int, tuple[BaseModel, orjson.Fragment]] = {}
+_HELD_MAX = 64
+
+# What `_encode` reads of a class: its number, its field count, its checks, how its objects may be shared,
 # and the last field set it packed with that set's number (one set compared costs a third of numbering one).
+_NOT_SHARED, _SHARES_DEFAULT, _HELD_BY_ID = 0, 1, 2
 _ENCODING: dict[type[BaseModel], list[Any]] = {
     cls: [plan.kind, len(plan.names) if plan.packable else -1, plan.checks,
-          any(type(m) is cls for m in _SHARED), (None, 0)]
+          _HELD_BY_ID if cls in _HELD_CLASSES
+          else _SHARES_DEFAULT if any(type(m) is cls for m in _SHARED) else _NOT_SHARED,
+          (None, 0)]
     for cls, plan in _PLANS.items()
 }  # fmt: skip
 
@@ -197,18 +207,21 @@ def _exact(value: Any) -> Any:
     return orjson.Fragment(blob)
 
 
-def _encode(obj: Any) -> Any:
+def _encode(obj: Any, whole: bool = True) -> Any:
     """orjson's `default`: a model as an array of its class number, field set number and field values (the
-    models among them come back here as orjson meets them)."""
+    models among them come back here as orjson meets them); one held by identity as its text, unless not
+    `whole` (the array, to pack it in `_held`)."""
     encoding = _ENCODING[type(obj)]  # exact classes (a subclass may add state): else a KeyError, and the
-    kind, size, checks, shares, last = encoding  # pair is pickled
+    kind, size, checks, by_id, last = encoding  # pair is pickled
     fields = obj.__dict__
     if len(fields) != size:
         raise _Unpackable
-    if shares:
+    if by_id:
         shared = _SHARED_NUMBERS.get(id(obj))
         if shared is not None:
             return (_SHARED_KIND, shared)
+        if by_id == _HELD_BY_ID and whole:
+            return _held(obj)
     names = obj.__pydantic_fields_set__
     if names == last[0]:
         number = last[1]
@@ -219,12 +232,13 @@ def _encode(obj: Any) -> Any:
             number = _number(key)
         encoding[4] = (key, number)  # one assignment: a thread reading it sees a set and its number
     # the field values in `__dict__` order, which is field order however pydantic or `built` made it
-    if checks is None:
-        return (kind, number, *fields.values())
     items = [kind, number, *fields.values()]
+    if checks is None:
+        return items
     anys, floats, vectors = checks
     for i in anys:
-        items[i] = _exact(items[i])
+        if items[i]:  # an empty dict (most `extra`s) is written as itself
+            items[i] = _exact(items[i])
     for i in floats:
         if not math.isfinite(items[i]):
             raise _Unpackable
@@ -232,6 +246,19 @@ def _encode(obj: Any) -> Any:
         if items[i] and not math.isfinite(sum(map(sum, items[i]))):
             raise _Unpackable
     return items
+
+
+def _held(obj: BaseModel) -> orjson.Fragment:
+    """The packed text of a model of `_HELD_CLASSES`, kept by identity."""
+    held = _HELD.get(id(obj))
+    if held is not None and held[0] is obj:
+        return held[1]
+    text = orjson.dumps(_encode(obj, False), default=_encode)
+    fragment = orjson.Fragment(bytes(memoryview(text)))  # sized to fit (see `pack`)
+    if len(_HELD) >= _HELD_MAX:
+        _HELD.clear()
+    _HELD[id(obj)] = (obj, fragment)
+    return fragment
 
 
 def _decode(items: list[Any]) -> Any:
@@ -264,8 +291,9 @@ def pack(request: ModelRequest, output: ModelOutput) -> bytes:
     except (_Unpackable, KeyError, TypeError):  # TypeError: orjson's word for a value it cannot write
         return pickled(request, output)
     # orjson's bytes keep the buffer it wrote them in (4 KB for a short call): a thousand records held that
-    # way took 2.5 MB more than their packed size. A copy is sized to fit.
-    return bytes(memoryview(packed))
+    # way took 2.5 MB more than their packed size. A copy is sized to fit: a slice, the cheapest copy,
+    # leaving out the closing bracket (`unpack_pair` puts it back; still `[` first, never pickle's opcode).
+    return packed[:-1]
 
 
 def unpack_pair(payload: bytes) -> tuple[ModelRequest, ModelOutput]:
@@ -273,7 +301,7 @@ def unpack_pair(payload: bytes) -> tuple[ModelRequest, ModelOutput]:
     if payload[:1] == _PICKLED:
         request, output = pickle.loads(payload)  # bytes this process pickled itself
     else:
-        request, output = map(_decode, orjson.loads(payload))
+        request, output = map(_decode, orjson.loads(payload + b"]"))
     return request, output
 
 

@@ -188,3 +188,61 @@ def test_a_value_read_back_before_is_still_compared() -> None:
     assert pack(listed, ModelOutput())[:1] == b"["
     payload = pack(tupled, ModelOutput())
     assert payload[:1] == b"\x80" and unpack_pair(payload)[0].extra == {"stop": ("a", "b")}
+
+
+def test_an_object_shared_by_calls_packs_as_its_own_text_each_time() -> None:
+    # a decoder's one tool choice and a rule's stream plan (with faults) are packed once and kept by
+    # identity: each record holding them still reads back equal, field by field, as new objects
+    from synthgpt.journal import packing
+    from synthgpt.model import ToolChoice, built
+
+    choice = built(ToolChoice, mode="auto")
+    plan = StreamPlan(chunk_chars=2, faults=[{"kind": "disconnect", "after": 3}], deltas=("a",))
+    for i in range(3):
+        request = ModelRequest.model_construct(
+            **{**ModelRequest().__dict__, "tool_choice": choice, "model": f"m{i}"}, _fields_set={"model"}
+        )
+        output = ModelOutput(stream=plan, id_seed=i)
+        payload = pack(request, output)
+        assert payload[:1] == b"["
+        back = unpack_pair(payload)
+        _assert_same(back, request, output)
+        assert back[0].tool_choice is not choice and back[1].stream is not plan
+    assert packing._HELD[id(choice)][0] is choice and packing._HELD[id(plan)][0] is plan
+
+
+def test_a_held_class_object_json_cannot_hold_is_pickled_every_time() -> None:
+    paced = StreamPlan(interval_ms=float("inf"))
+    for _ in range(2):
+        payload = pack(ModelRequest(), ModelOutput(stream=paced))
+        assert payload[:1] == b"\x80"
+        assert unpack_pair(payload)[1].stream == paced
+
+
+def test_held_objects_are_bounded_and_packed_again_once_dropped() -> None:
+    from synthgpt.journal import packing
+
+    plans = [StreamPlan(chunk_chars=i + 1) for i in range(packing._HELD_MAX + 5)]
+    for plan in plans + plans[:3]:
+        output = ModelOutput(stream=plan)
+        _assert_same(unpack_pair(pack(ModelRequest(), output)), ModelRequest(), output)
+    assert len(packing._HELD) <= packing._HELD_MAX
+
+
+def test_a_replayed_pair_is_packed_once_and_a_new_request_with_its_output_again() -> None:
+    from synthgpt.journal.memory import _Payloads
+
+    request, output = ModelRequest(model="a"), ModelOutput(id_seed=5)
+    other = ModelRequest(model="b")
+    payloads = _Payloads()
+    first, again = payloads.of(CallRecord(0, request, "r", 1, output, 0.0, 0.0))
+    assert not again
+    second, again = payloads.of(CallRecord(1, request, "r", 1, output, 0.0, 0.0))
+    assert again and second is first
+    third, again = payloads.of(CallRecord(2, other, "r", 1, output, 0.0, 0.0))
+    assert not again and unpack_pair(third) == (other, output)
+    for i in range(40):  # many pairs: bounded, each packed right
+        req = ModelRequest(model=f"x{i}")
+        blob, again = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0))
+        assert not again and unpack_pair(blob) == (req, output)
+    assert len(payloads._items) <= 16
