@@ -205,7 +205,11 @@ _RID_PREFIXES: dict[tuple[int, str], bytes] = {}
 
 
 def processing_ms(rid: str, first_delay_ms: float = 0.0) -> int:
-    return 40 + derive_seed("processing-ms", rid) % 360 + int(first_delay_ms)
+    # derive_seed("processing-ms", rid), its label framed once (`seed_prefix`)
+    return 40 + seed_after(_PROCESSING_MS, rid) % 360 + int(first_delay_ms)
+
+
+_PROCESSING_MS = seed_prefix("processing-ms")
 
 
 def codec_headers(codec: WireCodec, rid: str, ms: int) -> dict[str, str]:

@@ -13,11 +13,16 @@ them: each run's SSE text is one template around its texts' JSON (`FrameRun.sse`
 The texts are written as JSON by the standard library's string encoder (`json.encoder.encode_basestring`:
 UTF-8 kept, `"`, `\\` and control characters escaped), which writes a string exactly as `jsonutil.dumps`
 does (tested on awkward texts in `tests/codec/test_frame_runs.py`).
+
+Most drawn texts are plain ASCII that JSON writes as is, cut every few characters: their pieces come as
+`PlainChunks`, and a run of them is written from the text's bytes, cut by one `struct` unpack, without a
+str, a JSON text or a regex match per piece (`FrameRun.sse_bytes`, `render_sse`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import struct
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from json.encoder import encode_basestring
@@ -28,7 +33,7 @@ from .base import Frame
 if TYPE_CHECKING:
     from ..model import ModelOutput, ModelRequest
 
-__all__ = ["FrameRun", "HasFrameParts", "LazyFrames", "Part", "count", "expand", "render_sse"]
+__all__ = ["FrameRun", "HasFrameParts", "LazyFrames", "Part", "PlainChunks", "count", "expand", "render_sse"]
 
 
 @dataclass(slots=True)
@@ -40,7 +45,8 @@ class FrameRun:
     event: str | None
     head: str
     tail: str
-    texts: list[str]
+    texts: Sequence[str]
+    """A list, or `PlainChunks` (written by `sse_bytes` without a str per piece)."""
     number: int | None = None
 
     def frames(self) -> list[Frame]:
@@ -62,6 +68,25 @@ class FrameRun:
         ends = _suffixes(self.tail, self.number, k)
         return "".join(chain.from_iterable(zip(repeat(start, k), texts, ends, strict=True)))
 
+    def sse_bytes(self) -> bytes:
+        """`self.sse().encode()`; from the text's bytes when the texts are `PlainChunks`: each piece's JSON
+        is the piece between quotes, so the run is the pieces joined around one template."""
+        texts = self.texts
+        if type(texts) is not PlainChunks:
+            return self.sse().encode()
+        pieces = texts.unpacked()
+        if not pieces:
+            return b""
+        lead = "data: " if self.event is None else "event: " + self.event + "\ndata: "
+        # UTF-8 of a concatenation is the concatenation of the UTF-8s: the template is encoded apart
+        start = (lead + self.head).encode() + b'"'
+        if self.number is None:
+            end = b'"' + self.tail.encode() + b"\n\n"
+            return start + (end + start).join(pieces) + end
+        k = len(pieces)
+        ends = _quoted_suffixes(self.tail, self.number, k)
+        return b"".join(chain.from_iterable(zip(repeat(start, k), pieces, ends, strict=True)))
+
 
 def _suffixes(tail: str, first: int, count: int) -> list[str]:
     """`[f"{tail}{n}}}\n\n" for n in range(first, first + count)]`: what ends each numbered event of a run.
@@ -82,6 +107,112 @@ def _suffixes(tail: str, first: int, count: int) -> list[str]:
 
 _SUFFIXES: dict[str, list[str]] = {}
 _MAX_NUMBER = 4096
+
+
+def _quoted_suffixes(tail: str, first: int, count: int) -> list[bytes]:
+    """`_suffixes(tail, first, count)`, each after the closing quote of its text and encoded (what
+    `sse_bytes` ends each numbered event with), kept per tail as `_suffixes` keeps its own."""
+    end = first + count
+    if end > _MAX_NUMBER:
+        return [('"' + s).encode() for s in _suffixes(tail, first, count)]
+    made = _QUOTED_SUFFIXES.get(tail)
+    if made is None or len(made) < end:
+        size = max(end, 2 * len(made or ()), 64)
+        # a new list, swapped in whole, as `_suffixes` does
+        made = [('"' + s).encode() for s in _suffixes(tail, 0, size)]
+        if len(_QUOTED_SUFFIXES) >= 16:
+            _QUOTED_SUFFIXES.clear()
+        _QUOTED_SUFFIXES[tail] = made
+    return made[first:end]
+
+
+_QUOTED_SUFFIXES: dict[str, list[bytes]] = {}
+
+
+class PlainChunks(Sequence[str]):
+    """`chunk_text(text, size)` of a text that is ASCII and that JSON writes as is (no `"`, no `\\`, no
+    control character: `encode_basestring(piece)` is the piece between quotes), whose pieces are then
+    every `size` characters, the last one shorter. The pieces are made as strs only if read; a run
+    writes them from `unpacked()`, the text's bytes cut by one `struct` unpack. Equal to the list of the
+    same pieces."""
+
+    __slots__ = ("_pieces", "size", "text")
+
+    def __init__(self, text: str, size: int) -> None:
+        self.text = text
+        self.size = size
+        self._pieces: list[str] | None = None
+
+    @staticmethod
+    def of(text: str, size: int) -> PlainChunks | None:
+        """The chunks of `text`, or None when it is not plain (or `size` is not a chunk size: the caller's
+        `chunk_text` says so)."""
+        if size < 1 or not text.isascii():  # `isascii` reads a flag of the str: no scan
+            return None
+        data = text.encode()
+        if len(data.translate(None, _JSON_ESCAPED)) != len(data):
+            return None
+        return PlainChunks(text, size)
+
+    def unpacked(self) -> tuple[bytes, ...]:
+        """The pieces as bytes (ASCII: the same characters)."""
+        text, size = self.text, self.size
+        length = len(text)
+        if length <= size:
+            return (text.encode(),) if text else ()
+        return _unpacker(length, size)(text.encode())
+
+    def _all(self) -> list[str]:
+        pieces = self._pieces
+        if pieces is None:
+            text, size = self.text, self.size
+            pieces = self._pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        return pieces
+
+    def __len__(self) -> int:
+        return -(-len(self.text) // self.size)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PlainChunks):
+            other = other._all()
+        return isinstance(other, list) and self._all() == other
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._all()))
+
+    def __repr__(self) -> str:
+        return f"PlainChunks({self._all()!r})"
+
+
+_JSON_ESCAPED = bytes(range(0x20)) + b'"\\'
+"""The ASCII characters `encode_basestring` (and `jsonutil.dumps`) write escaped."""
+
+
+def _unpacker(length: int, size: int) -> Callable[[bytes], tuple[bytes, ...]]:
+    """A `struct` unpack cutting `length` bytes every `size` bytes (the last piece shorter), made once per
+    (length, size): texts of one length recur across answers."""
+    key = (length, size)
+    unpack = _UNPACKERS.get(key)
+    if unpack is None:
+        whole, rest = divmod(length, size)
+        unpack = struct.Struct(f"{size}s" * whole + (f"{rest}s" if rest else "")).unpack
+        if len(_UNPACKERS) >= 512:  # bounded: one entry per text length and chunk size seen
+            _UNPACKERS.clear()
+        _UNPACKERS[key] = unpack
+    return unpack
+
+
+_UNPACKERS: dict[tuple[int, int], Callable[[bytes], tuple[bytes, ...]]] = {}
 
 
 Part = Frame | FrameRun
@@ -113,16 +244,26 @@ def count(parts: Sequence[Part]) -> int:
 
 def render_sse(parts: Sequence[Part]) -> bytes:
     """`b"".join(render_frame(f) for f in expand(parts))`, without a frame object per event of a run
-    (UTF-8 of a concatenation is the concatenation of the UTF-8s: encoded once)."""
-    out: list[str] = []
+    (UTF-8 of a concatenation is the concatenation of the UTF-8s: the text between runs of `PlainChunks`,
+    which are written as bytes, is encoded once)."""
+    out: list[bytes] = []
+    text: list[str] = []
     for p in parts:
         if isinstance(p, FrameRun):
-            out.append(p.sse())
+            if type(p.texts) is PlainChunks:
+                if text:
+                    out.append("".join(text).encode())
+                    text = []
+                out.append(p.sse_bytes())
+            else:
+                text.append(p.sse())
         elif p.event is None:
-            out.append("data: " + p.data + "\n\n")
+            text.append("data: " + p.data + "\n\n")
         else:
-            out.append("event: " + p.event + "\ndata: " + p.data + "\n\n")
-    return "".join(out).encode()
+            text.append("event: " + p.event + "\ndata: " + p.data + "\n\n")
+    if text:
+        out.append("".join(text).encode())
+    return b"".join(out)
 
 
 class LazyFrames(Sequence[Frame]):

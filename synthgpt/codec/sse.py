@@ -36,13 +36,14 @@ from ..model import Fault, ModelOutput, ModelRequest, StreamPlan
 from ..seeding import derive_seed
 from .base import Frame, WireCodec, render_frame
 from .framing import Framing
-from .runs import LazyFrames, Part, expand, render_sse
+from .runs import LazyFrames, Part, PlainChunks, expand, render_sse
 
 __all__ = [
     "KEEPALIVE",
     "StreamAborted",
     "WirePlan",
     "Write",
+    "chunk_pieces",
     "chunk_text",
     "ending_fault",
     "frame_delays",
@@ -53,6 +54,7 @@ __all__ = [
     "plan_wire",
     "stream_bytes",
     "text_deltas",
+    "text_pieces",
 ]
 
 KEEPALIVE = b": ping\n\n"
@@ -166,6 +168,23 @@ def text_deltas(text: str, plan: StreamPlan) -> list[str]:
             left -= len(d)
         return out
     return chunk_text(text, plan.chunk_chars)
+
+
+def chunk_pieces(text: str, n: int) -> Sequence[str]:
+    """`chunk_text(text, n)`, the same pieces, as `runs.PlainChunks` for a plain ASCII text (which a
+    stream's run writes without a str per piece)."""
+    plain = PlainChunks.of(text, n)
+    return chunk_text(text, n) if plain is None else plain
+
+
+def text_pieces(text: str, plan: StreamPlan) -> Sequence[str]:
+    """`text_deltas(text, plan)`, the same pieces, as `runs.PlainChunks` when they are a plain ASCII
+    text cut every `chunk_chars` (what the codecs' text runs are made of)."""
+    if plan.deltas is None:
+        plain = PlainChunks.of(text, plan.chunk_chars)
+        if plain is not None:
+            return plain
+    return text_deltas(text, plan)
 
 
 # ----------------------------------------------------------------------------------------------- planning

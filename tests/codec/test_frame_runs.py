@@ -29,8 +29,8 @@ from synthgpt.codec.openai_chat.encode import (
     usage_body,
 )
 from synthgpt.codec.openai_responses.encode import ResponsesCodec
-from synthgpt.codec.runs import FrameRun, LazyFrames, Part, expand, render_sse
-from synthgpt.codec.sse import chunk_text, plan_parts, plan_wire, text_deltas
+from synthgpt.codec.runs import FrameRun, LazyFrames, Part, PlainChunks, expand, render_sse
+from synthgpt.codec.sse import chunk_pieces, chunk_text, plan_parts, plan_wire, text_deltas, text_pieces
 from synthgpt.jsonutil import dumps
 from synthgpt.model import Choice, Fault, ModelOutput, ModelRequest, StreamPlan, TextOut, ToolCallPart, Usage
 
@@ -253,3 +253,82 @@ def test_ascii_text_is_cut_every_n_characters(text: str, n: int) -> None:
     if text.isascii():
         assert pieces == [text[i : i + n] for i in range(0, len(text), n)]
     assert chunk_text(text, 2**40) == ([text] if text else [])
+
+
+# ------------------------------------------------------------------------------------ plain ASCII chunks
+
+ASCII_TEXTS = st.text(
+    st.sampled_from("ab .,'<>-/{}[]:0e\x7f~") | st.sampled_from('"\\\n\t\x00\x1fé'), max_size=60
+)
+"""Mostly plain ASCII texts (what `PlainChunks` takes), now and then a character that sends them the
+general way (a quote, a backslash, a control character, a non-ASCII letter)."""
+
+
+def is_plain(text: str) -> bool:
+    return text.isascii() and encode_basestring(text) == '"' + text + '"'
+
+
+@given(ASCII_TEXTS, st.integers(0, 12))
+def test_plain_chunks_are_the_pieces_of_chunk_text(text: str, n: int) -> None:
+    plain = PlainChunks.of(text, n)
+    if n < 1:
+        assert plain is None
+        with pytest.raises(ValueError):
+            chunk_pieces(text, n)
+        return
+    expected = chunk_text(text, n)
+    assert (plain is not None) == is_plain(text)
+    got = chunk_pieces(text, n)
+    assert list(got) == expected and len(got) == len(expected) and bool(got) == bool(expected)
+    assert got == expected and list(got[:2]) == expected[:2]
+    if plain is not None:
+        assert plain == expected and plain == PlainChunks.of(text, n) and hash(plain) == hash(tuple(expected))
+        assert [p.decode() for p in plain.unpacked()] == expected
+    plan = StreamPlan(chunk_chars=n)
+    assert list(text_pieces(text, plan)) == text_deltas(text, plan)
+    cut = StreamPlan(chunk_chars=n, deltas=[text[:1], text[1:]] if text else None)
+    assert text_pieces(text, cut) == text_deltas(text, cut)  # explicit deltas: the plan's own pieces
+
+
+NUMBERS = st.sampled_from([None, 0, 5, 4090, 5000])
+HEADS = st.sampled_from(['{"d":', '{"model":"é","d":'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(ASCII_TEXTS, st.integers(1, 9), st.sampled_from([None, "ev"]), NUMBERS, HEADS)
+def test_a_run_of_plain_chunks_writes_what_its_frames_render(
+    text: str, n: int, event: str | None, number: int | None, head: str
+) -> None:
+    texts = chunk_pieces(text, n)
+    run = FrameRun(event, head, "}" if number is None else ',"n":', texts, number)
+    listed = FrameRun(event, head, run.tail, chunk_text(text, n) if text else [], number)
+    expected = b"".join(render_frame(f) for f in listed.frames())
+    assert run.sse_bytes() == listed.sse().encode() == expected
+    assert run.frames() == listed.frames() and run.sse() == listed.sse()
+    parts: list[Part] = [Frame("{}", "a"), run, Frame('{"é":1}'), listed, run, Frame("[DONE]", None, True)]
+    assert render_sse(parts) == b"".join(render_frame(f) for f in expand(parts))
+    assert len(LazyFrames(parts)) == len(expand(parts))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(ASCII_TEXTS, min_size=1, max_size=3), st.integers(1, 9))
+def test_every_api_on_plain_ascii_text(texts: list[str], chunk: int) -> None:
+    output = output_of(texts, chunk=chunk)
+    request = chat_request()
+    assert plan_parts(ChatCodec(), output.stream, output, request).data == chat_reference(output, request)
+    codec = ResponsesCodec()
+    request = codec.decode({"model": "gpt-4o", "input": "Hi", "stream": True}, {}, {})
+    expected = sse([(e["type"], e) for e in codec.events(output, request)])
+    assert plan_parts(codec, output.stream, output, request).data == expected
+    messages = MessagesCodec()
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 99, "stream": True,
+            "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
+    request = messages.decode(body, {}, {})
+    expected = sse([(e["type"], e) for e in messages.events(output, request)])
+    assert plan_parts(messages, output.stream, output, request).data == expected
+    for plan in PLANS:  # paced, cut or faulty: planned from the frames the runs expand to
+        paced = output.model_copy(update={"stream": plan.model_copy(update={"chunk_chars": chunk})})
+        frames = messages.frames(paced, request)
+        assert plan_parts(messages, paced.stream, paced, request) == plan_wire(
+            frames, paced.stream, messages, paced, request
+        )

@@ -27,7 +27,7 @@ from ..common import dumps, nones
 from ..errors import restate_default
 from ..headers import journal_headers
 from ..runs import FrameRun, Part, expand
-from ..sse import chunk_text, text_deltas
+from ..sse import chunk_text, text_pieces
 from .request import messages_request
 
 __all__ = [
@@ -276,7 +276,7 @@ def _block_events(block: dict[str, Any], index: int, plan: StreamPlan) -> list[E
         out.append(_delta(index, {"type": "signature_delta", "signature": block["signature"]}))
     elif kind == "text":
         out.append(_start(index, {"type": "text", "text": ""}))
-        pieces = text_deltas(block["text"], plan)
+        pieces = text_pieces(block["text"], plan)
         if pieces:
             out.append(_TextRun(index, pieces))
     else:
@@ -295,7 +295,7 @@ class _TextRun:
     `frames` writes from a template instead of building and encoding a dict for each."""
 
     index: int
-    pieces: list[str]
+    pieces: Sequence[str]
 
     def events(self) -> list[Event]:
         return [_delta(self.index, {"type": "text_delta", "text": d}) for d in self.pieces]

@@ -22,7 +22,7 @@ the non-stream list. Without `logprobs` nothing changes on the wire.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from json.encoder import encode_basestring
@@ -37,7 +37,7 @@ from ..base import Frame
 from ..common import nones
 from ..errors import openai_error_body
 from ..runs import FrameRun, Part, expand
-from ..sse import chunk_text, text_deltas
+from ..sse import chunk_pieces, chunk_text, text_deltas
 from .reasoning import shows_reasoning
 from .request import decode_chat_request
 
@@ -171,11 +171,11 @@ class _Contents:
     """The `{"content": text}` deltas of a choice's text, one per text: most of a stream, which
     `frame_parts` writes as one `FrameRun` instead of a dict and a JSON text each."""
 
-    texts: list[str]
+    texts: Sequence[str]
 
 
 def _delta_parts(
-    choice: Choice, chunk_chars: int | None, pieces: list[str] | None, legacy: bool, reasoning: bool
+    choice: Choice, chunk_chars: int | None, pieces: Sequence[str] | None, legacy: bool, reasoning: bool
 ) -> list[dict[str, Any] | _Contents]:
     """`choice_deltas`, the content deltas as one `_Contents`."""
     text = choice.text
@@ -189,7 +189,7 @@ def _delta_parts(
         ]
     if text:
         if pieces is None:
-            pieces = chunk_text(text, chunk_chars) if chunk_chars else [text]
+            pieces = chunk_pieces(text, chunk_chars) if chunk_chars else [text]
         deltas.append(_Contents(pieces))
     if legacy and calls:
         # one function call, no id or index: the deprecated shape has room for nothing more

@@ -12,6 +12,7 @@ as does `response.output_text.done` for the whole text. Without it, `logprobs` s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -19,7 +20,7 @@ from typing import Any, Literal
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ...model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
 from ...seeding import HEX, derive_seed, token_from_seed
-from ..sse import chunk_text, text_deltas
+from ..sse import chunk_text, text_pieces
 from .hosted import hosted_event_kinds, hosted_items
 
 __all__ = [
@@ -79,7 +80,7 @@ class TextRun:
 
     item_id: str
     output_index: int
-    pieces: list[str]
+    pieces: Sequence[str]
 
     def events(self) -> list[Event]:
         ids = {"item_id": self.item_id, "output_index": self.output_index}
@@ -290,7 +291,7 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Par
                 for piece, members in group_by_chars(entries, chunk)
             )
         else:
-            pieces = text_deltas(text, plan)
+            pieces = text_pieces(text, plan)
             if pieces:
                 out.append(TextRun(item["id"], index, pieces))
         out.extend(
