@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -163,3 +164,32 @@ def _children(pid: int) -> list[int]:
             if int(fields[1]) == pid:
                 out.append(int(entry))
     return out
+
+
+def test_a_pipelined_request_in_progress_is_not_cut_by_the_header_deadline(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # Two requests in one write: the second's headers are complete (and its answer under way) when the
+    # first answer ends. Its answer, held back longer than the header timeout, still comes whole.
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n"
+        "  - name: slow\n"
+        "    match: always\n"
+        "    output: {text: later}\n"
+        "    stream: {first_delay_ms: 1200}\n"
+    )
+    with (
+        start_server(str(rules), "--timeout-keep-alive", "30", "--header-timeout", "0.4") as url,
+        socket.create_connection(_address(url)) as sock,
+    ):
+        body = b'{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}'
+        slow = (
+            b"POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n" + slow)
+        answers = _read_all(sock, 10.0)
+        assert answers.count(b"HTTP/1.1 200 OK") == 2
+        assert b"408" not in answers
+        assert b'"content":"later"' in answers
