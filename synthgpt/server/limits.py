@@ -5,6 +5,7 @@ uvicorn bounds idle keep-alive connections (`timeout_keep_alive`) and, with `lim
 request's headers, so a thousand connections trickling one header byte at a time stay open forever
 (slowloris). `HeaderTimeoutProtocol` adds that bound: a connection has `seconds` to send complete
 headers, counted from when it opened or its previous response ended; then it gets a 408 and is closed.
+Its socket writes are gathered per pass of the event loop (`server.writes`).
 
 Workers of `--workers N` also die with their supervisor (`die_with_parent`): a supervisor killed with
 SIGKILL cannot stop them, and they would go on serving the port.
@@ -21,6 +22,8 @@ import sys
 import threading
 import weakref
 from typing import Any
+
+from .writes import BatchedWrites
 
 __all__ = [
     "DEFAULT_HEADER_TIMEOUT",
@@ -94,7 +97,8 @@ class HeaderTimeoutProtocol(_http_protocol()):  # type: ignore[misc]
         self._sweep: _Sweep | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
+        # the connection's writes gathered per loop pass (`server.writes`): a third of a replay's CPU
+        super().connection_made(BatchedWrites(transport, self.loop))  # type: ignore[arg-type]
         self._wait()
         self._sweep = _sweep_for(self.loop)
         self._sweep.add(self)
