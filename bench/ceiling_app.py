@@ -65,6 +65,24 @@ def create_app(payloads: dict[str, Any]) -> Starlette:
     return Starlette(routes=[Route(path, answer, methods=["POST"]) for path in ROUTES])
 
 
+def _batched_protocol() -> type[Any]:
+    """uvicorn's httptools protocol with synthgpt's batched writes: the reference that shows what of
+    synthgpt's lead over the plain ceiling comes from gathering writes rather than from its own work."""
+    import sys
+
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    # run as a script: the checkout's synthgpt
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from synthgpt.server.writes import BatchedWrites
+
+    class BatchedProtocol(HttpToolsProtocol):  # type: ignore[misc]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(BatchedWrites(transport, self.loop))
+
+    return BatchedProtocol
+
+
 def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
@@ -72,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8001)
     ap.add_argument("--payloads", type=Path, required=True)
+    ap.add_argument("--batched-writes", action="store_true",
+                    help="gather writes per loop pass as `synthgpt serve` does (server.writes)")  # fmt: skip
     args = ap.parse_args(argv)
     app = create_app(json.loads(args.payloads.read_text()))
     uvicorn.run(
@@ -80,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         workers=1,
         loop="uvloop",
-        http="httptools",
+        http=_batched_protocol() if args.batched_writes else "httptools",
         log_level="warning",
         access_log=False,
         server_header=False,

@@ -41,9 +41,12 @@ class Side:
 class Measured:
     synth: Side = field(default_factory=Side)
     ceiling: Side = field(default_factory=Side)
+    batched: Side = field(default_factory=Side)
+    """The ceiling app with synthgpt's batched writes (some cases only): a reference, not a target."""
 
-    def ratios(self) -> list[float]:
-        return [s / c for s, c in zip(self.synth.rps, self.ceiling.rps, strict=False) if c > 0]
+    def ratios(self, ceiling: Side | None = None) -> list[float]:
+        other = self.ceiling if ceiling is None else ceiling
+        return [s / c for s, c in zip(self.synth.rps, other.rps, strict=False) if c > 0]
 
 
 def fmt_int(x: float) -> str:
@@ -116,7 +119,13 @@ def print_case(
             f"   ratio     {_spread(ratios, '{:.2f}')}x same-round vs ceiling ({ceiling_desc});"
             f" target >= {target}x  {verdict}"
         )
-        if m.synth.errors or m.ceiling.errors:
+        if m.batched.results:
+            print(_side_line("ceiling+", m.batched))
+            print(
+                f"   ratio+    {_spread(m.ratios(m.batched), '{:.2f}')}x same-round vs ceiling+"
+                " (reference: the ceiling with synthgpt's batched writes)"
+            )
+        if m.synth.errors or m.ceiling.errors or m.batched.errors:
             print("   warning: errors during the load (non-2xx, resets or timeouts): figures are suspect")
 
 

@@ -182,19 +182,31 @@ class Bench:
                 str(self.workdir / "payloads.json"),
             ],
         )
+        # the ceiling again with synthgpt's batched writes, for the chat case: how much of synthgpt's figure
+        # is the batching (a reference row, no target)
+        batched: Proc | None = None
+        if any(p.case.name in BATCHED_REFERENCE for p in ready):
+            batched, batched_port = self._start(
+                "ceiling-batched",
+                [sys.executable, str(ROOT / "bench" / "ceiling_app.py"), "--payloads",
+                 str(self.workdir / "payloads.json"), "--batched-writes"],
+            )  # fmt: skip
         results = {(p.case.name, mode): Measured() for p in ready for mode in MODES}
         for p in ready:
             proc_port = servers[p.case.server]
             assert not isinstance(proc_port, str)
             # the ceiling must answer byte for byte what synthgpt answered; for distinct requests both
             # servers get the same varying bodies (the ceiling still answers the captured bytes)
+            query = f"?case={p.case.name}"
             p.extra["targets"] = {
                 mode: (
                     (proc_port[0], self._target(p, proc_port[1], "", mode)),
-                    (ceiling, self._target(p, ceiling_port, f"?case={p.case.name}", mode)),
+                    (ceiling, self._target(p, ceiling_port, query, mode)),
+                    *(((batched, self._target(p, batched_port, query, mode)),)
+                      if batched is not None and p.case.name in BATCHED_REFERENCE else ()),
                 )
                 for mode in MODES
-            }
+            }  # fmt: skip
         if self.s.warmup > 0:
             for p in ready:
                 for mode in MODES:
@@ -211,9 +223,12 @@ class Bench:
                         result = self.gen.run(target, self.s.connections, self.s.duration)
                         after = tree_cpu_seconds(proc.pid)
                         cpu = after - before if before is not None and after is not None else None
-                        (measured.synth if proc is not ceiling else measured.ceiling).add(result, cpu)
+                        sides = {id(ceiling): measured.ceiling, id(batched): measured.batched}
+                        sides.get(id(proc), measured.synth).add(result, cpu)
             self.progress(f"round {r + 1}/{self.s.rounds} done")
         self.stop(ceiling)
+        if batched is not None:
+            self.stop(batched)
         for p in prepared:
             c = p.case
             if p.skip is not None:
@@ -392,6 +407,8 @@ class Bench:
 # then replays its memo of encoded answers), and every request different (a counter in the prompt: every
 # answer is drawn and encoded, the memo never hits).
 MODES = ("repeated", "distinct")
+BATCHED_REFERENCE = ("chat",)
+"""Cases also measured against the ceiling with batched writes (`ceiling_app.py --batched-writes`)."""
 MODE_TITLES = {
     "repeated": "the same request repeated (answers replayed from the memo)",
     "distinct": "distinct requests (a counter in the prompt: every answer drawn, memo misses)",
