@@ -350,6 +350,19 @@ def _as_function(form: str) -> Callable[[str, str, str, str], str] | None:
     return made
 
 
+# The three words of a fill come from one 64-bit draw `x`, as its mixed-radix digits (the bias is below
+# 2**-40): the adjective `i = x % A`, the noun `j = x // A % W` and the other word
+# `k = x // (A * W) % (W - 1)`, which is `WORDS[k + (k >= j)]`, never the noun again (A adjectives, W
+# words). All three read only `r = x % (A * W * (W - 1))` (A * W divides that modulus): one operation on
+# the 64-bit number, then small ones, and each (i, j) pair's adjective, noun and other words (`WORDS`
+# without the noun) come from one table entry, `_PAIRS[r % (A * W)]`, the other word being that entry's
+# `[r // (A * W)]`.
+_PAIRS_SPAN = _N_ADJ * _N_WORDS
+_WORDS_SPAN = _PAIRS_SPAN * (_N_WORDS - 1)
+_OTHERS = tuple((*WORDS[:j], *WORDS[j + 1 :]) for j in range(_N_WORDS))
+_PAIRS = tuple((ADJECTIVES[r % _N_ADJ], WORDS[r // _N_ADJ], _OTHERS[r // _N_ADJ]) for r in range(_PAIRS_SPAN))
+
+
 class _Words:
     """Fills a template's slots with drawn words: one 64-bit draw per template, always, in a fixed order."""
 
@@ -369,12 +382,9 @@ class _Words:
 
     def fill_from(self, made: Callable[[str, str, str, str], str], x: int) -> str:
         """The fill of a phrase table's template (its `_FILLS` function) whose 64 random bits are `x`."""
-        # three words from one draw: mixed-radix digits of 64 random bits (the bias is below 2**-40); the
-        # other word is never the noun again
-        x, i = divmod(x, _N_ADJ)
-        x, j = divmod(x, _N_WORDS)
-        k = x % (_N_WORDS - 1)
-        return made(self.subject, ADJECTIVES[i], WORDS[j], WORDS[k + (k >= j)])
+        r = x % _WORDS_SPAN  # the three words, as `_PAIRS` reads them
+        adjective, noun, others = _PAIRS[r % _PAIRS_SPAN]
+        return made(self.subject, adjective, noun, others[r // _PAIRS_SPAN])
 
     def _fill_by_format(self, template: str) -> str:
         compiled = _COMPILED.get(template)
@@ -384,13 +394,9 @@ class _Words:
             compiled = (text, "{x" in text or "{X" in text)
             if len(_COMPILED) < 4096:  # the phrase tables; a comparison's verdict names the asked sides
                 _COMPILED[template] = compiled
-        # three words from one draw: mixed-radix digits of 64 random bits (the bias is below 2**-40)
-        x = self.rng.getrandbits(64)
-        x, i = divmod(x, _N_ADJ)
-        x, j = divmod(x, _N_WORDS)
-        k = x % (_N_WORDS - 1)
-        adjective, noun = ADJECTIVES[i], WORDS[j]
-        other = WORDS[k + (k >= j)]  # never the noun again
+        r = self.rng.getrandbits(64) % _WORDS_SPAN  # the three words, as `_PAIRS` reads them
+        adjective, noun, others = _PAIRS[r % _PAIRS_SPAN]
+        other = others[r // _PAIRS_SPAN]
         form, articled = compiled
         if not articled:
             return form.format(t=self.subject, a=adjective, n=noun, m=other)
@@ -407,6 +413,12 @@ _FILLS = {
     for template in (*_OPENERS, *_BODY, *_CLOSERS, *_STEP_LINES, *_LIST_LINES)
     if (made := _as_function(_compile(template))) is not None
 }
+
+
+# the prose shape's tables as their fill functions, in the tables' order (what `_paragraphs` picks from)
+_OPENER_FILLS = tuple(_FILLS[template] for template in _OPENERS)
+_CLOSER_FILLS = tuple(_FILLS[template] for template in _CLOSERS)
+_BODY_FILLS = tuple(_FILLS[template] for template in _BODY)
 
 
 _NUMBERS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
@@ -545,14 +557,22 @@ def _paragraphs(rng: DrawRandom, words: _Words, k: int) -> str:
     it makes one by one (`choice` of an opener, its fill, of a closer, its fill, `sample` of `k` body
     sentences, their fills), taken as one batch of `next64s` and mapped as those methods map them."""
     z = rng.next64s(4 + 2 * k)
-    opener = words.fill_from(_FILLS[_OPENERS[(z[0] * len(_OPENERS)) >> 64]], z[1])
-    closer = words.fill_from(_FILLS[_CLOSERS[(z[2] * len(_CLOSERS)) >> 64]], z[3])
-    pool = list(_BODY)
+    subject, pairs, span = words.subject, _PAIRS, _PAIRS_SPAN
+    # each fill as `_Words.fill_from` makes it, written out here (a call less per sentence)
+    r = z[1] % _WORDS_SPAN
+    a, n, others = pairs[r % span]
+    opener = _OPENER_FILLS[(z[0] * len(_OPENER_FILLS)) >> 64](subject, a, n, others[r // span])
+    r = z[3] % _WORDS_SPAN
+    a, n, others = pairs[r % span]
+    closer = _CLOSER_FILLS[(z[2] * len(_CLOSER_FILLS)) >> 64](subject, a, n, others[r // span])
+    pool = list(_BODY_FILLS)
     size = len(pool)
     body = []
     for i in range(k):  # `DrawRandom.sample(_BODY, k)`
         j = (z[4 + i] * (size - i)) >> 64
-        body.append(words.fill_from(_FILLS[pool[j]], z[4 + k + i]))
+        r = z[4 + k + i] % _WORDS_SPAN
+        a, n, others = pairs[r % span]
+        body.append(pool[j](subject, a, n, others[r // span]))
         pool[j] = pool[size - i - 1]
     if k >= 3:  # longer answers read as two paragraphs
         half = (k + 1) // 2

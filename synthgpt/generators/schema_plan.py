@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..seeding import DrawRandom, MixedSeeds
@@ -34,6 +35,7 @@ from .schema_names import (
     seed_drawer,
     string_kind,
 )
+from .seed_lanes import LaneMix
 
 if TYPE_CHECKING:
     from .schema import FromSchema
@@ -47,7 +49,9 @@ Leaf = Callable[[int, int, DrawContext], Any]
 """A node drawn as a property or an item, where the caller made no RNG: (the value's seed, the output its
 `Then` asks for, the document's context) -> the value. The parent mixes every child's seed and output at
 once (`MixedSeeds.with_outputs`): a value drawn from one output (a number, an enum's pick, a Faker value
-at its fork of the seed) makes no RNG and no mix of its own, and an id is its seed's hash."""
+at its fork of the seed) makes no RNG and no mix of its own, and an id is its seed's hash. Two or more
+object children (of an object, or an array's items) have their own lanes mixed in one call too
+(`_Builder.siblings`, `seed_lanes.LaneMix`)."""
 Then = tuple[int, int]
 """Which output of its seed a leaf reads, as `MixedSeeds.with_outputs` takes it: (k, 1) is `mix_seed(seed,
 k)`, (0, 2) the first output of the RNG left after a choice among one type (`DrawRandom(seed + step)`),
@@ -58,6 +62,11 @@ Part = tuple[Node, Leaf, Then, int]
 """A compiled node: its function, the same as a leaf, the output that leaf reads, the most values it draws."""
 Fork = tuple[Leaf, Then]
 """A node as its parent draws it."""
+Build = Callable[[tuple[int, ...], tuple[int, ...], DrawContext], dict[str, Any]]
+"""An object's properties from the seeds and outputs of its lanes, mixed by its parent with its siblings'."""
+Siblings = tuple[LaneMix, Callable[[tuple[int, ...]], Any], list[tuple[int, int, Build] | None]]
+"""Sibling objects' lanes mixed at once: the mix, what gathers each lane's parent seed from the siblings'
+seeds, and per sibling its lanes' span and its `Build` (None: a sibling drawn by its own leaf)."""
 
 _IMMUTABLE = (str, int, float, bool, type(None))
 _NO_OUTPUT: Then = (0, 0)
@@ -107,6 +116,28 @@ class _Builder:
     def __init__(self, owner: FromSchema) -> None:
         self.owner = owner
         self.s = owner._s
+        # each object's leaf (by id; the leaf kept too), its lanes' keys and `then` pairs, and its `Build`
+        self.objects: dict[int, tuple[Leaf, tuple[int, ...], tuple[Then, ...], Build]] = {}
+
+    def siblings(self, leaves: list[Leaf]) -> Siblings | None:
+        """How a parent mixes the lanes of its object children (`leaves`, its children's) in one call; None
+        when fewer than two of them are objects (nothing to save)."""
+        found = [self.objects.get(id(leaf)) for leaf in leaves]
+        spans: list[tuple[int, int, Build] | None] = []
+        keys: list[int] = []
+        thens: list[Then] = []
+        parents: list[int] = []
+        for i, entry in enumerate(found):
+            if entry is None or len(entry[1]) == 0:
+                spans.append(None)
+                continue
+            spans.append((len(keys), len(keys) + len(entry[1]), entry[3]))
+            keys += entry[1]
+            thens += entry[2]
+            parents += [i] * len(entry[1])
+        if sum(span is not None for span in spans) < 2 or len(keys) > 64:
+            return None
+        return LaneMix(tuple(keys), tuple(thens)), itemgetter(*parents), spans
 
     def node(self, s: Schema, name: str, *, top: bool = False) -> Part | None:
         """The node's drawing functions and the most values it draws; None at the top when not compiled."""
@@ -196,29 +227,62 @@ class _Builder:
             if name not in required:
                 optional.append((name, optional_key))
             most += child[3] + (name not in required)  # `_object` counts each optional one it weighs
-        mixed = MixedSeeds(
-            (*keys, *(key for _, key in optional)), (*thens, *(_FRESH for _ in optional))
-        ).with_outputs
-        if not optional:
+        all_keys = (*keys, *(key for _, key in optional))
+        all_thens = (*thens, *(_FRESH for _ in optional))
+        mixed = MixedSeeds(all_keys, all_thens).with_outputs
+        build = self._fields(names, leaves, optional)
 
-            def fields(seed: int, out: int, root: DrawContext) -> dict[str, Any]:
-                seeds, outs = mixed(seed)
+        def fields(seed: int, out: int, root: DrawContext) -> dict[str, Any]:
+            seeds, outs = mixed(seed)
+            return build(seeds, outs, root)
+
+        self.objects[id(fields)] = (fields, all_keys, all_thens, build)
+        return fields, most
+
+    def _fields(self, names: list[str], leaves: list[Leaf], optional: list[tuple[str, int]]) -> Build:
+        """An object's properties from its lanes' seeds and outputs (`names` and `leaves` in the order of
+        its lanes, then a lane for each of the `optional` ones saying whether it is there)."""
+        batched = self.siblings(leaves)
+        if not optional and batched is None:
+
+            def plain(seeds: tuple[int, ...], outs: tuple[int, ...], root: DrawContext) -> dict[str, Any]:
                 return {n: leaf(s, z, root) for n, leaf, s, z in zip(names, leaves, seeds, outs, strict=True)}
 
-            return fields, most
-        # (name, the output saying whether it is there (-1: required), its lane, its leaf)
+            return plain
+        # (name, the output saying whether it is there (-1: required), its lane, its leaf, and for an object
+        # child its span of the siblings' lanes and its `Build`)
         at = {name: len(names) + i for i, (name, _) in enumerate(optional)}
-        entries = [(name, at.get(name, -1), i, leaves[i]) for i, name in enumerate(names)]
+        spans = batched[2] if batched is not None else [None] * len(names)
+        entries = [
+            (name, at.get(name, -1), i, leaves[i], *(spans[i] or (-1, -1, None)))
+            for i, name in enumerate(names)
+        ]
+        if batched is None:
 
-        def some_fields(seed: int, out: int, root: DrawContext) -> dict[str, Any]:
-            seeds, outs = mixed(seed)
+            def some_fields(
+                seeds: tuple[int, ...], outs: tuple[int, ...], root: DrawContext
+            ) -> dict[str, Any]:
+                doc: dict[str, Any] = {}
+                for name, weighed, i, leaf, _, _, _ in entries:
+                    if weighed < 0 or outs[weighed] >= _HALF:  # (left out when `random() < 0.5`)
+                        doc[name] = leaf(seeds[i], outs[i], root)
+                return doc
+
+            return some_fields
+        mix, gather, _ = batched
+
+        def with_objects(seeds: tuple[int, ...], outs: tuple[int, ...], root: DrawContext) -> dict[str, Any]:
+            inner, inner_outs = mix(gather(seeds))  # the object children's lanes, mixed at once
             doc: dict[str, Any] = {}
-            for name, weighed, i, leaf in entries:
+            for name, weighed, i, leaf, a, b, build in entries:
                 if weighed < 0 or outs[weighed] >= _HALF:  # (left out when `random() < 0.5`)
-                    doc[name] = leaf(seeds[i], outs[i], root)
+                    if build is None:
+                        doc[name] = leaf(seeds[i], outs[i], root)
+                    else:
+                        doc[name] = build(inner[a:b], inner_outs[a:b], root)
             return doc
 
-        return some_fields, most
+        return with_objects
 
     def _array(self, f: Schema, name: str) -> tuple[Body, Fork, int]:
         prefix, items = f.get("prefixItems", []), f.get("items")
@@ -256,9 +320,21 @@ class _Builder:
                     mixers[n] = mixer
             return mixer(seed)
 
+        # each count's object items mixed at once (`Builder.siblings`); None: no two items are objects
+        batches: dict[int, Siblings | None] = {}
+
         def item_list(seed: int, n: int, root: DrawContext) -> list[Any]:
             seeds, outs = mixed(n, seed)
             if n <= len(leaves):
+                batched = batches[n] if n in batches else batches.setdefault(n, self.siblings(leaves[:n]))
+                if batched is not None:
+                    mix, gather, spans = batched
+                    inner, inner_outs = mix(gather(seeds))
+                    return [
+                        leaf(s, z, root) if span is None else span[2](inner[span[0] : span[1]],
+                                                                        inner_outs[span[0] : span[1]], root)
+                        for leaf, s, z, span in zip(leaves, seeds, outs, spans, strict=False)
+                    ]  # fmt: skip
                 return [leaf(s, z, root) for leaf, s, z in zip(leaves, seeds, outs, strict=False)]
             assert tail is not None  # a count past the items listed: the tail draws them
             last = tail[0]

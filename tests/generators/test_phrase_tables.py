@@ -143,3 +143,32 @@ def test_the_word_prefilter_never_changes_a_shape() -> None:
     for _ in range(50_000):
         text = "".join(rng.choice(_PIECES) + rng.choice(seps) for _ in range(rng.randint(1, 6)))
         assert answer_shape(text) == _reference_shape(text), text
+
+
+def _digits_reference(x: int) -> tuple[str, str, str]:
+    """The three words of 64 random bits as mixed-radix digits, one division at a time (the rule the
+    `_PAIRS` table reads with one remainder of the 64-bit number)."""
+    x, i = divmod(x, len(ADJECTIVES))
+    x, j = divmod(x, len(WORDS))
+    k = x % (len(WORDS) - 1)
+    return ADJECTIVES[i], WORDS[j], WORDS[k + (k >= j)]
+
+
+def test_the_pair_table_gives_the_words_the_digits_give() -> None:
+    made = prose._as_function("{a}|{n}|{m}|{t}")
+    assert made is not None
+    span = prose._WORDS_SPAN
+    edges = [0, 1, span - 1, span, span + 1, 2**64 - 1, 2**64 - span, 2**63, 12345 * span + span - 1]
+    rng = random.Random(3)
+    xs = [*edges, *(rng.getrandbits(64) for _ in range(30_000)), *range(0, span, 211)]
+    for subject in ("tides", "", "caf\u00e9 \u00fcber", "a apple"):
+        words = _Words(DrawRandom(0), subject)
+        for x in xs:
+            assert words.fill_from(made, x) == "|".join([*_digits_reference(x), words.subject]), x
+
+
+def test_a_format_fill_gives_the_words_the_digits_give() -> None:
+    for seed in range(3000):
+        x = DrawRandom(seed).getrandbits(64)
+        filled = _Words(DrawRandom(seed), "tides").fill("{a}|{n}|{m}|{t}")
+        assert filled == "|".join([*_digits_reference(x), "tides"])

@@ -495,3 +495,52 @@ def test_a_forked_drawer_draws_what_the_seed_drawer_draws() -> None:
         for seed in range(0, 2**64, 2**64 // 97):
             assert at_fork(mix_seed(seed, key)) == by_seed(seed)
     assert forked >= 18
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(props) if required is None else required}
+
+
+_SIBLING_SCHEMAS: list[dict[str, Any]] = [
+    # object siblings, required and optional, one empty, one nested in another, among plain values
+    _obj({
+        "a": _obj({"x": {"type": "integer"}, "y": {"type": "string"}}),
+        "n": {"type": "number", "minimum": 0, "maximum": 9},
+        "b": _obj({"z": {"type": "boolean"}, "inner": _obj({"p": {"type": "string"}, "q": _obj({})})},
+                  required=["z"]),
+        "e": _obj({}),
+        "c": _obj({"w": {"enum": ["u", "v"]}}),
+    }, required=["a", "n", "b"]),
+    # arrays of objects: from one item to many, after prefixItems that are and are not objects
+    _obj({"items": {"type": "array", "minItems": 0, "maxItems": 6,
+                    "items": _obj({"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                                  required=["sku"])}}),
+    {"type": "array", "minItems": 2, "maxItems": 5,
+     "prefixItems": [_obj({"h": {"type": "string"}}), {"type": "integer"}, _obj({"k": {"type": "number"}})],
+     "items": _obj({"t": {"type": "string", "format": "email"}})},
+    # nullable objects are drawn by their own leaves, beside objects mixed together
+    _obj({"a": {"type": ["object", "null"], "properties": {"x": {"type": "string"}}},
+          "b": _obj({"y": {"type": "string"}}), "c": _obj({"z": {"type": "integer"}})}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", range(len(_SIBLING_SCHEMAS)))
+def test_sibling_objects_mixed_at_once_draw_what_the_walk_draws(index: int) -> None:
+    schema = _SIBLING_SCHEMAS[index]
+    for seed in range(600):
+        planned, walked, rng_a, rng_b = _both(schema, seed * 104729 + index, rng_first=seed % 3 == 0)
+        assert repr(planned) == repr(walked)
+        assert rng_a == rng_b
+
+
+def test_the_bench_order_mixes_its_object_siblings_at_once() -> None:
+    from bench.cases import NESTED_SCHEMA
+    from synthgpt.generators.schema_plan import _Builder
+
+    builder = _Builder(FromSchema(NESTED_SCHEMA))
+    builder.node(NESTED_SCHEMA, "", top=True)
+    customer = builder.node(NESTED_SCHEMA["properties"]["customer"], "customer")
+    totals = builder.node(NESTED_SCHEMA["properties"]["totals"], "totals")
+    assert customer is not None and totals is not None
+    assert builder.siblings([customer[1], totals[1]]) is not None
+    assert builder.siblings([customer[1]]) is None  # one object: its own mix
