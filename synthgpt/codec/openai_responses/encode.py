@@ -28,6 +28,7 @@ from ..runs import FrameRun, Part, expand
 from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
+    PlainMessage,
     TextRun,
     response_body,
     response_events,
@@ -103,15 +104,19 @@ class ResponsesCodec:
         return expand(self.frame_parts(output, request))
 
     def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
-        """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`."""
+        """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`, each plain
+        message's other events written from templates (`_message_parts`)."""
         *events, end = stream_parts(output, request)
-        if isinstance(end, TextRun):  # never: the stream ends with its terminal event
+        if not isinstance(end, dict):  # never: the stream ends with its terminal event
             raise AssertionError("a Responses stream ends with response.completed or .incomplete")
         numbered: list[Event] = []
         parts: list[Part | None] = []  # None: the next of `numbered`, once rendered
         number = 0
         for event in events:
-            if isinstance(event, TextRun):
+            if isinstance(event, PlainMessage):
+                parts += _message_parts(event, number)
+                number += len(event)
+            elif isinstance(event, TextRun):
                 parts.append(_text_run(event, number))
                 number += len(event.pieces)
             else:
@@ -192,6 +197,39 @@ def _text_run(run: TextRun, first: int) -> FrameRun:
     tail = ',"logprobs":[],"sequence_number":'
     return FrameRun("response.output_text.delta", head, tail, run.pieces, first)
 
+
+def _message_parts(message: PlainMessage, first: int) -> list[Part]:
+    """The frames of `message.events()` numbered from `first`: what `dumps` writes for each (tested), from
+    the JSON of its item id, its text and its status (`encode_basestring` writes a str as `dumps` does)."""
+    item, index = message.item, message.index
+    item_id = encode_basestring(item["id"])
+    text = encode_basestring(item["content"][0]["text"])
+    ids = f'"item_id":{item_id},"output_index":{index},"content_index":0'
+    part = f'{{"type":"output_text","annotations":[],"logprobs":[],"text":{text}}}'
+    shell = f'{{"id":{item_id},"type":"message","status":'
+    whole = f'{shell}{encode_basestring(item["status"])},"content":[{part}],"role":"assistant"}}'
+    added = f'{shell}"in_progress","content":[],"role":"assistant"}}'
+    parts: list[Part] = [
+        Frame(f'{{"type":"response.output_item.added","output_index":{index},"item":{added},'
+              f'"sequence_number":{first}}}', "response.output_item.added"),
+        Frame(f'{{"type":"response.content_part.added",{ids},"part":{_EMPTY_PART},'
+              f'"sequence_number":{first + 1}}}', "response.content_part.added"),
+    ]  # fmt: skip
+    if message.pieces:
+        parts.append(_text_run(TextRun(item["id"], index, message.pieces), first + 2))
+    done = first + 2 + len(message.pieces)
+    parts += [
+        Frame(f'{{"type":"response.output_text.done",{ids},"text":{text},"logprobs":[],'
+              f'"sequence_number":{done}}}', "response.output_text.done"),
+        Frame(f'{{"type":"response.content_part.done",{ids},"part":{part},"sequence_number":{done + 1}}}',
+              "response.content_part.done"),
+        Frame(f'{{"type":"response.output_item.done","output_index":{index},"item":{whole},'
+              f'"sequence_number":{done + 2}}}', "response.output_item.done"),
+    ]  # fmt: skip
+    return parts
+
+
+_EMPTY_PART = '{"type":"output_text","annotations":[],"logprobs":[],"text":""}'
 
 _RESPONSE_KEYS = ["type", "response", "sequence_number"]
 
