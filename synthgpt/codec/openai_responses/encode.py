@@ -28,6 +28,7 @@ from ..runs import FrameRun, Part, expand
 from .events import (
     UNKNOWN_ITEM_TYPE,
     Event,
+    PlainMessage,
     TextRun,
     response_body,
     response_events,
@@ -103,34 +104,43 @@ class ResponsesCodec:
         return expand(self.frame_parts(output, request))
 
     def frame_parts(self, output: ModelOutput, request: ModelRequest) -> list[Part]:
-        """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`."""
-        *events, end = stream_parts(output, request)
-        if isinstance(end, TextRun):  # never: the stream ends with its terminal event
-            raise AssertionError("a Responses stream ends with response.completed or .incomplete")
-        numbered: list[Event] = []
-        parts: list[Part | None] = []  # None: the next of `numbered`, once rendered
-        number = 0
+        """`response_events` rendered, numbered as they come; each run of text deltas a `FrameRun`, each plain
+        message's other events written from templates (`_message_parts`)."""
+        created, progress, *events, end = stream_parts(output, request)
+        if not (isinstance(created, dict) and isinstance(progress, dict) and isinstance(end, dict)):
+            raise AssertionError("a Responses stream opens and ends with events carrying the response")
+        shell, final = created["response"], end["response"]
+        if progress["response"] is not shell:  # never: `stream_parts` gives both the one in-progress object
+            raise AssertionError("response.created and .in_progress carry one response object")
+        out: list[Part] = []
+        rest: list[tuple[int, Event]] = []  # the other events, and where their frames go in `out`
+        number = 2
         for event in events:
-            if isinstance(event, TextRun):
-                parts.append(_text_run(event, number))
+            if isinstance(event, PlainMessage):
+                out += _message_parts(event, number)
+                number += len(event)
+            elif isinstance(event, TextRun):
+                out.append(_text_run(event, number))
                 number += len(event.pieces)
             else:
                 event["sequence_number"] = number
-                numbered.append(event)
-                parts.append(None)
+                rest.append((len(out), event))
+                out.append(_PENDING)
                 number += 1
+        # one encoder pass for the stream (see `dumps_many`); the response objects hold the only None
+        # values of the stream's events, so a `null` in the other events sends them all to `dumps`
+        nulls = nones(shell, "reasoning") + nones(final, "reasoning")
+        opened, ended, *texts = dumps_many([shell, final, *(e for _, e in rest)], nulls=nulls)
+        for (at, event), text in zip(rest, texts, strict=True):
+            out[at] = Frame(text, event["type"])
         end["sequence_number"] = number
-        numbered.append(end)
-        texts = iter(_render_events(numbered))
-        frames = iter(numbered)
-        out: list[Part] = []
-        for part in parts:
-            if part is None:
-                part = Frame(next(texts), next(frames)["type"])
-            out.append(part)
-        out.append(Frame(next(texts), end["type"], True))
-        self._remember(output, request, end["response"])
-        return out
+        self._remember(output, request, final)
+        return [
+            _response_frame(created["type"], opened, 0),
+            _response_frame(progress["type"], opened, 1),
+            *out,
+            _response_frame(end["type"], ended, number, True),
+        ]
 
     def events(self, output: ModelOutput, request: ModelRequest) -> list[Event]:
         """The healthy stream's payloads, numbered; the last one is the terminal event."""
@@ -193,39 +203,48 @@ def _text_run(run: TextRun, first: int) -> FrameRun:
     return FrameRun("response.output_text.delta", head, tail, run.pieces, first)
 
 
-_RESPONSE_KEYS = ["type", "response", "sequence_number"]
+def _message_parts(message: PlainMessage, first: int) -> list[Part]:
+    """The frames of `message.events()` numbered from `first`: what `dumps` writes for each (tested), from
+    the JSON of its item id, its text and its status (`encode_basestring` writes a str as `dumps` does)."""
+    item, index = message.item, message.index
+    item_id = encode_basestring(item["id"])
+    text = encode_basestring(item["content"][0]["text"])
+    ids = f'"item_id":{item_id},"output_index":{index},"content_index":0'
+    part = f'{{"type":"output_text","annotations":[],"logprobs":[],"text":{text}}}'
+    shell = f'{{"id":{item_id},"type":"message","status":'
+    whole = f'{shell}{encode_basestring(item["status"])},"content":[{part}],"role":"assistant"}}'
+    added = f'{shell}"in_progress","content":[],"role":"assistant"}}'
+    parts: list[Part] = [
+        Frame(f'{{"type":"response.output_item.added","output_index":{index},"item":{added},'
+              f'"sequence_number":{first}}}', "response.output_item.added"),
+        Frame(f'{{"type":"response.content_part.added",{ids},"part":{_EMPTY_PART},'
+              f'"sequence_number":{first + 1}}}', "response.content_part.added"),
+    ]  # fmt: skip
+    if message.pieces:
+        parts.append(_text_run(TextRun(item["id"], index, message.pieces), first + 2))
+    done = first + 2 + len(message.pieces)
+    parts += [
+        Frame(f'{{"type":"response.output_text.done",{ids},"text":{text},"logprobs":[],'
+              f'"sequence_number":{done}}}', "response.output_text.done"),
+        Frame(f'{{"type":"response.content_part.done",{ids},"part":{part},"sequence_number":{done + 1}}}',
+              "response.content_part.done"),
+        Frame(f'{{"type":"response.output_item.done","output_index":{index},"item":{whole},'
+              f'"sequence_number":{done + 2}}}', "response.output_item.done"),
+    ]  # fmt: skip
+    return parts
 
 
-def _render_events(events: list[Event]) -> list[str]:
-    """`[dumps(e) for e in events]`, in one `dumps_many` call (one check of orjson's output for the whole
-    stream). A response object is written once however many events carry it (`response.created` and
-    `.in_progress` carry the same one, by identity) and put in those events' text."""
-    values: list[Any] = []  # what is written: each response object once, every other event whole
-    where: dict[int, int] = {}  # id(response object) -> its index in `values`
-    nulls = 0  # the None values counted in the response objects (the other events hold none of their own)
-    layout: list[tuple[int, str | None]] = []  # per event: its value's index, and the type to wrap it in
-    for event in events:
-        kind = event["type"]
-        if list(event) == _RESPONSE_KEYS and type(event["sequence_number"]) is int and type(kind) is str:
-            response = event["response"]
-            at = where.get(id(response))
-            if at is None:
-                at = where[id(response)] = len(values)
-                values.append(response)
-                nulls += nones(response, "reasoning")
-            layout.append((at, kind))
-        else:
-            layout.append((len(values), None))
-            values.append(event)
-    texts = dumps_many(values, nulls=nulls)
-    out: list[str] = []
-    for (at, kind), event in zip(layout, events, strict=True):
-        text = texts[at]
-        if kind is not None:  # what `dumps(event)` writes around the response's text
-            text = (f'{{"type":{encode_basestring(kind)},"response":{text},'
-                    f'"sequence_number":{event["sequence_number"]}}}')  # fmt: skip
-        out.append(text)
-    return out
+_EMPTY_PART = '{"type":"output_text","annotations":[],"logprobs":[],"text":""}'
+
+_PENDING = Frame("", None)
+"""Where the frame of an event rendered with the others goes, until it is."""
+
+
+def _response_frame(kind: str, response: str, number: int, last: bool = False) -> Frame:
+    """The frame of an event carrying the response object whose JSON is `response`: what `dumps` writes
+    for `{"type": kind, "response": …, "sequence_number": number}`."""
+    return Frame(f'{{"type":{encode_basestring(kind)},"response":{response},"sequence_number":{number}}}',
+                 kind, last)  # fmt: skip
 
 
 def _as_messages(output: ModelOutput) -> tuple[Message, ...]:

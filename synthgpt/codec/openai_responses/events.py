@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ...logprobs import TokenLogprob, alternatives_asked, group_by_chars, token_logprobs
 from ...model import ModelOutput, ModelRequest, ReasoningPart, StreamPlan, TextOut
@@ -27,6 +27,7 @@ __all__ = [
     "LOGPROBS_INCLUDE",
     "UNKNOWN_ITEM_TYPE",
     "Event",
+    "PlainMessage",
     "Status",
     "TextRun",
     "hex_id",
@@ -47,6 +48,7 @@ UNKNOWN_ITEM_TYPE = "synthgpt_unknown_item"
 
 Status = Literal["completed", "incomplete", "failed", "in_progress"]
 Event = dict[str, Any]
+P = TypeVar("P")  # what else than events a list of them holds (`_message_events`)
 
 
 def response_id(output: ModelOutput) -> str:
@@ -90,8 +92,30 @@ class TextRun:
         ]
 
 
-Part = Event | TextRun
-"""One event of the healthy stream, or a run of text delta events (`stream_parts`)."""
+@dataclass(slots=True)
+class PlainMessage:
+    """Every event of one message item whose text carries no logprobs and no annotations (most answers),
+    from `response.output_item.added` to `.output_item.done`, not yet built: the codec writes them from
+    templates around the item id's and the text's JSON, without a dict and an encoder pass each (the text
+    alone is in four of them). `events()` builds them as `response_events` lists them."""
+
+    item: dict[str, Any]
+    index: int
+    pieces: Sequence[str]
+    """The text's deltas."""
+
+    def __len__(self) -> int:
+        """How many events: added, content part added, the deltas, text done, content part done, done."""
+        return len(self.pieces) + 5
+
+    def events(self) -> list[Event]:
+        deltas = TextRun(self.item["id"], self.index, self.pieces).events()
+        return _message_events(self.item, self.index, deltas)
+
+
+Part = Event | TextRun | PlainMessage
+"""One event of the healthy stream, a run of text delta events, or a plain message's events
+(`stream_parts`)."""
 
 
 def logprobs_asked(request: ModelRequest) -> int | None:
@@ -108,7 +132,7 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
     the non-stream body)."""
     events: list[Event] = []
     for part in stream_parts(output, request):
-        if isinstance(part, TextRun):
+        if isinstance(part, TextRun | PlainMessage):
             events += part.events()
         else:
             events.append(part)
@@ -118,8 +142,9 @@ def response_events(output: ModelOutput, request: ModelRequest) -> list[Event]:
 
 
 def stream_parts(output: ModelOutput, request: ModelRequest) -> list[Part]:
-    """The healthy stream's payloads in order, not numbered, each message's plain text deltas as one
-    `TextRun`; the last one is the terminal event."""
+    """The healthy stream's payloads in order, not numbered, each message without logprobs and annotations
+    as one `PlainMessage`, any other message's plain text deltas as one `TextRun`; the last one is the
+    terminal event."""
     status, items = _finished_items(output, request)
     final = response_object(output, request, status, items)
     shell = _in_progress(final)
@@ -255,7 +280,7 @@ def _unknown_position(items: list[dict[str, Any]], after_frames: int) -> int:
         if frames >= after_frames:
             return index
         parts = _item_events(item, index, _WHOLE)
-        frames += sum(len(p.pieces) if isinstance(p, TextRun) else 1 for p in parts)
+        frames += sum(len(p.pieces) if isinstance(p, TextRun) else len(p) for p in parts)
     return len(items)
 
 
@@ -273,14 +298,13 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Par
     ids = {"item_id": item["id"], "output_index": index}
     out: list[Part] = []
     if kind == "message":
-        text = item["content"][0]["text"]
-        empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
         full = item["content"][0]
-        out.append(_added({**item, "status": "in_progress", "content": []}, index))
-        out.append({"type": "response.content_part.added", **ids, "content_index": 0, "part": empty})
         entries: list[TokenLogprob] = full["logprobs"]
+        if not entries and not full["annotations"]:
+            return [PlainMessage(item, index, text_pieces(full["text"], plan))]
+        deltas: list[Part] = []
         if entries:
-            out.extend(
+            deltas.extend(
                 {
                     "type": "response.output_text.delta",
                     **ids,
@@ -291,24 +315,10 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Par
                 for piece, members in group_by_chars(entries, chunk)
             )
         else:
-            pieces = text_pieces(text, plan)
+            pieces = text_pieces(full["text"], plan)
             if pieces:
-                out.append(TextRun(item["id"], index, pieces))
-        out.extend(
-            {"type": "response.output_text.annotation.added", **ids, "content_index": 0,
-             "annotation_index": k, "annotation": note}
-            for k, note in enumerate(full["annotations"])
-        )  # fmt: skip
-        out.append(
-            {
-                "type": "response.output_text.done",
-                **ids,
-                "content_index": 0,
-                "text": text,
-                "logprobs": _event_logprobs(entries) if entries else [],
-            }
-        )
-        out.append({"type": "response.content_part.done", **ids, "content_index": 0, "part": full})
+                deltas.append(TextRun(item["id"], index, pieces))
+        return _message_events(item, index, deltas)
     elif kind in ("web_search_call", "file_search_call"):
         out.append(_added({**item, "status": "in_progress"}, index))
         out.extend({"type": name, **ids} for name in hosted_event_kinds(item))
@@ -347,6 +357,37 @@ def _item_events(item: dict[str, Any], index: int, plan: StreamPlan) -> list[Par
         out.append(_added({**item, "status": "in_progress"}, index))
     out.append({"type": "response.output_item.done", "output_index": index, "item": item})
     return out
+
+
+def _message_events(item: dict[str, Any], index: int, deltas: list[P]) -> list[Event | P]:
+    """A message item's events around its text's `deltas` (`PlainMessage` lists its own from here too)."""
+    ids = {"item_id": item["id"], "output_index": index}
+    full = item["content"][0]
+    entries: list[TokenLogprob] = full["logprobs"]
+    empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+    out: list[Event | P] = [
+        _added({**item, "status": "in_progress", "content": []}, index),
+        {"type": "response.content_part.added", **ids, "content_index": 0, "part": empty},
+    ]
+    out += deltas
+    out.extend(
+        {"type": "response.output_text.annotation.added", **ids, "content_index": 0,
+         "annotation_index": k, "annotation": note}
+        for k, note in enumerate(full["annotations"])
+    )  # fmt: skip
+    out.append(
+        {
+            "type": "response.output_text.done",
+            **ids,
+            "content_index": 0,
+            "text": full["text"],
+            "logprobs": _event_logprobs(entries) if entries else [],
+        }
+    )
+    out.append({"type": "response.content_part.done", **ids, "content_index": 0, "part": full})
+    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    return out
+
 
 
 def _event_logprobs(entries: list[TokenLogprob]) -> list[dict[str, Any]]:
