@@ -61,6 +61,11 @@ def seed_prefix(*parts: object) -> bytes:
 
 def seed_after(prefix: bytes, part: object) -> int:
     """`derive_seed` of the parts `prefix` (a `seed_prefix`; b"" for none) holds and then `part`."""
+    if type(part) is int:  # a fingerprint or a counter (most calls): `_framed`'s int case, without its call
+        data = b"%d" % part
+        if len(data) < 256:
+            digest = _blake2b(prefix + _LENGTHS[len(data)] + data, digest_size=8).digest()
+            return _from_bytes(digest, "little")
     return _from_bytes(_blake2b(prefix + _framed(part), digest_size=8).digest(), "little")
 
 
@@ -219,10 +224,12 @@ class DrawRandom(random.Random):
     """
 
     __slots__ = ("_s",)
+    gauss_next: float | None = None
+    """`random.Random.gauss`'s kept second value: None, here, until a `gauss` keeps one on the instance
+    (a store per RNG made, most of which never call `gauss`, cost more than the look-up here)."""
 
     def __init__(self, seed: int = 0) -> None:  # no super().__init__: that would seed a Mersenne Twister
         self._s = seed & _MASK
-        self.gauss_next = None
 
     def seed(self, a: Any = None, version: int = 2) -> None:
         self._s = (a if isinstance(a, int) else derive_seed(a)) & _MASK

@@ -15,10 +15,14 @@ import re
 from collections.abc import Iterable
 from itertools import islice
 
-__all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces", "token_spans"]
+__all__ = [
+    "count_message_tokens", "count_one_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces",
+    "token_spans",
+]  # fmt: skip
 
 _TOKEN = re.compile(r"\s*(?:\w{1,4}|[^\w\s])|\s+", re.UNICODE)
 _PER_MESSAGE = 4  # role and separators, as chat formats add
+_PRIMING = 3  # the priming of the assistant's reply
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -73,7 +77,12 @@ def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:
 
 def count_message_tokens(texts: Iterable[str]) -> int:
     """Prompt tokens for a conversation: each message's text plus a fixed per-message overhead."""
-    total = 3  # priming of the assistant reply
+    total = _PRIMING
     for t in texts:
         total += _PER_MESSAGE + count_tokens(t)
     return total
+
+
+def count_one_message_tokens(text: str) -> int:
+    """`count_message_tokens([text])`: a conversation of one message (most prompts), without the list."""
+    return _PRIMING + _PER_MESSAGE + count_tokens(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,3 +107,57 @@ def test_the_compiled_search_follows_changes_to_the_rules() -> None:
     assert rules.resolve(hello).order_free
     rules.rules[0].times = 1  # `times` set later: which rule answers now depends on the calls before
     assert not rules.resolve(hello).order_free
+
+
+Claimed = tuple[str, dict[str, str], int, bool]
+
+
+def _resolve_by_matching(rules: RuleSet, request: ModelRequest) -> Claimed | None:
+    """`RuleSet.resolve` as it was: the first of `matching` whose rule has a call left (no shared counter)."""
+    for rule, caps, order_free in rules.matching(request):
+        index = rule._claim()
+        if index is not None:
+            return rule.name, dict(caps), index, order_free
+    return None
+
+
+def _limited_rules(padding: int) -> list[Rule]:
+    filler = [Rule(f"pad{i}", m.last_user(f"zz-never-{i}"), "x") for i in range(padding)]
+    return [
+        *filler,
+        Rule("twice", m.last_user(regex=r"(?P<w>po+l)"), "a", times=2),
+        Rule("tide", m.last_user("tide"), "b"),
+        Rule("once", m.api("chat"), "c", times=1),
+        Rule("gpt", m.model("gpt-4o") & m.last_user(regex=r"(?P<n>[0-9]{2})"), "d"),
+        Rule("rest", m.always(), "e"),
+    ]
+
+
+@pytest.mark.parametrize("padding", [0, MIN_INDEXED + 1])  # the RE2 index off, then on
+def test_resolve_is_the_first_match_with_calls_left_as_before(padding: int) -> None:
+    # several rules match each request, two with `times`; the calls use them up in turn, the rules are
+    # reloaded (a new list) and one's `times` is set later: each step claims as the old search did
+    texts = ["pool tide 12", "tide pool", "crab 12", "poool", "nothing", "tide", "pool 34"]
+    shapes = [(api, model) for api in ("chat", "messages") for model in ("gpt-4o", "x")]
+    requests = [_request(t, api, model) for t in texts for api, model in shapes]
+    mine, theirs = RuleSet(_limited_rules(padding)), RuleSet(_limited_rules(padding))
+    for round_ in range(3):
+        for request in requests:
+            try:
+                r = mine.resolve(request)
+                got: Any = (r.rule.name, r.captures, r.call_index, r.order_free)
+            except Exception:  # NoRuleMatched
+                got = None
+            assert got == _resolve_by_matching(theirs, request)
+        if round_ == 0:  # a reload: fresh rules, fresh counts
+            mine.rules, theirs.rules = _limited_rules(padding), _limited_rules(padding)
+        else:
+            mine.rules[-2].times = theirs.rules[-2].times = 3
+
+
+def test_resolve_without_any_rule_left_says_so() -> None:
+    rules = RuleSet([Rule("once", m.always(), "a", times=1)])
+    request = _request("hi", "chat", "gpt-4o")
+    assert rules.resolve(request).call_index == 0
+    with pytest.raises(Exception, match="used up"):
+        rules.resolve(request)

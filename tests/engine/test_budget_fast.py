@@ -1,0 +1,92 @@
+"""`prompt_tokens`' path for a prompt of one text message gives the count of the general path, and the
+budget (limits under profiles and context windows) follows from it as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from synthgpt import ModelRequest
+from synthgpt.engine.budget import budget_for, prompt_tokens
+from synthgpt.profiles import as_profiles, output_limit, profile_for
+from synthgpt.seeding import canonical_json
+from synthgpt.tokens import count_message_tokens, count_one_message_tokens, count_tokens
+
+
+def _general_prompt_tokens(req: ModelRequest) -> int:
+    """`prompt_tokens` as it was, every request the same way."""
+    texts: list[str] = []
+    for m in req.messages:
+        texts.append(m.content)
+        if m.tool_calls:
+            texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
+    if req.inputs:
+        texts.extend(req.inputs)
+    n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
+    for t in req.tools:
+        n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+    return n
+
+
+_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
+                                          "parameters": {"type": "object", "properties": {}}}}  # fmt: skip
+_CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}}
+
+REQUESTS: list[dict[str, Any]] = [
+    {"model": "m", "messages": [{"role": "user", "content": "Tell me about tide pools #1"}]},
+    {"model": "m", "messages": [{"role": "user", "content": ""}]},
+    {"model": "m", "messages": [{"role": "user", "content": "trailing space   "}]},
+    {"model": "m", "messages": [{"role": "user", "content": "straße İstanbul 日本 ﬁsh"}]},
+    {"model": "m", "messages": [{"role": "system", "content": "be brief"}]},
+    {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [_TOOL]},
+    {"model": "m", "messages": [{"role": "assistant", "content": "", "tool_calls": [_CALL]}]},
+    {"model": "m", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b c"}]},
+    {"api": "embeddings", "model": "m", "inputs": ["one", "two three"]},
+]
+
+
+@pytest.mark.parametrize("body", REQUESTS)
+def test_prompt_tokens_as_the_general_path(body: dict[str, Any]) -> None:
+    req = ModelRequest.from_dict(body)
+    assert prompt_tokens(req) == _general_prompt_tokens(req)
+
+
+def test_one_message_count_is_the_conversation_count() -> None:
+    for text in ["", " ", "hello world", "x" * 9, "a,b;c", "日本語 text\n"]:
+        assert count_one_message_tokens(text) == count_message_tokens([text])
+    assert count_one_message_tokens("Tell me about tide pools #1") == 3 + 4 + 9  # abou-t, pool-s
+
+
+@pytest.mark.parametrize(
+    "models, window, max_tokens",
+    [
+        ((), None, None),
+        ((), 40, None),
+        ((), 40, 10),
+        ((), 12, None),  # the prompt fills the window: refused
+        (({"name": "m", "context_window": 30, "max_output_tokens": 20},), None, None),
+        (({"name": "m", "context_window": 30, "max_output_tokens": 20, "overflow": "clamp"},), None, 25),
+        (({"name": "m*", "max_output_tokens": 5, "reasoning": True},), 100, None),
+    ],
+)
+def test_budget_under_profiles_and_windows(
+    models: tuple[dict[str, Any], ...], window: int | None, max_tokens: int | None
+) -> None:
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "About tide pools"}]}
+    if max_tokens is not None:
+        body["max_output_tokens"] = max_tokens
+    req = ModelRequest.from_dict(body)
+    _, profiles = as_profiles(models)
+    profile = profile_for(profiles, "m") if profiles else None
+    tokens = _general_prompt_tokens(req)
+    try:  # a refusal (a window the prompt and the reserved output do not fit) must be the same refusal
+        expected: Any = (tokens, output_limit(req, tokens, profile, window),
+                         profile is not None and profile.reasoning)  # fmt: skip
+    except Exception as exc:
+        expected = (type(exc), str(exc))
+    try:
+        got: Any = tuple(budget_for(req, profiles, window))
+    except Exception as exc:
+        got = (type(exc), str(exc))
+    assert got == expected
