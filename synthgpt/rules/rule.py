@@ -378,21 +378,8 @@ class RuleSet:
 
     def resolve(self, request: ModelRequest, counter: CallCounter | None = None) -> Resolved:
         """The first matching rule with calls left; `counter` counts the calls when given (shared state),
-        else each rule counts its own.
-
-        The search of `matching`, written out: a generator's set-up and resumptions cost about a third of
-        the search over the built-in rules (`tests/rules/test_dispatch.py` holds the two to one answer)."""
-        dispatch = self.compiled()
-        passing: set[int] | None = None
-        for at, rule, match, test in dispatch.candidates(request.api, request.model):
-            if test is not None:
-                if passing is None:
-                    passing = dispatch.text_index.passing(request)  # type: ignore[union-attr]
-                if passing.isdisjoint(test):
-                    continue
-            caps = match(request)
-            if caps is None:
-                continue
+        else each rule counts its own."""
+        for rule, caps, order_free in self.matching(request):
             unshared: StateUnavailable | None = None
             if counter is None:
                 index = rule._claim()
@@ -405,7 +392,7 @@ class RuleSet:
                     index, unshared = rule._claim(), exc
             if index is None:
                 continue
-            return _resolved(rule, dict(caps), index, unshared, dispatch.order_free[at])
+            return _resolved(rule, dict(caps), index, unshared, order_free)
         tried = [f"{r.name}: {r.matcher!r}" + (" (used up)" if r.times and r.call_count >= r.times else "")
                  for r in self.rules]
         raise NoRuleMatched(request.summary(), tried)

@@ -113,7 +113,7 @@ Claimed = tuple[str, dict[str, str], int, bool]
 
 
 def _resolve_by_matching(rules: RuleSet, request: ModelRequest) -> Claimed | None:
-    """`RuleSet.resolve` as it was: the first of `matching` whose rule has a call left (no shared counter)."""
+    """`RuleSet.resolve` by way of `matching`: the first whose rule has a call left (no shared counter)."""
     for rule, caps, order_free in rules.matching(request):
         index = rule._claim()
         if index is not None:
