@@ -12,8 +12,8 @@ from typing import Any
 from .jsonutil import canonical_json
 
 __all__ = [
-    "HEX", "DrawRandom", "MixedSeeds", "canonical_json", "derive_seed", "first_outputs", "label_key",
-    "make_rng", "mix_seed", "seed_after", "seed_prefix", "token_from_seed",
+    "HEX", "DrawRandom", "LaneMix", "MixedSeeds", "canonical_json", "derive_seed", "first_outputs",
+    "label_key", "make_rng", "mix_seed", "seed_after", "seed_prefix", "token_from_seed",
 ]  # fmt: skip
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -197,6 +197,47 @@ _ThenLanes = tuple[int, int, int, int, int, int, int, Callable[[bytes], tuple[in
 `then` keys and steps·GAMMA in lanes, the lanes' size in bytes, what reads them back."""
 _Then = tuple[tuple[tuple[int, int], ...], _ThenLanes | None]
 """The `then` pairs as (key, steps·GAMMA), each below 2**64, and their lanes (None: mixed one by one)."""
+
+# `MixedSeeds.with_outputs` for many parents at once: a compiled schema's sibling objects (an order's
+# customer and totals, an array's items) each mixed their property seeds from their own seed, one call each;
+# `LaneMix` takes all their lanes in one call, each lane holding its own parent's seed (the same SplitMix64
+# steps and masks, so every seed and output is the one the parent's own call gives: tests/generators/
+# test_seed_lanes.py).
+
+class LaneMix:
+    """For lane i: the seed `mix_seed(seeds[i], keys[i])` and the output its `then` pair asks for, as
+    `MixedSeeds((keys[i],), (then[i],)).with_outputs(seeds[i])` gives them, all lanes in one pass."""
+
+    __slots__ = ("_gammas", "_keys", "_mask", "_pack", "_size", "_steps", "_unpack", "_xs")
+
+    def __init__(self, keys: tuple[int, ...], then: tuple[tuple[int, int], ...]) -> None:
+        if len(then) != len(keys) or not keys:
+            raise ValueError(f"LaneMix: {len(keys)} keys and {len(then)} `then` pairs")
+        count = len(keys)
+        ones = sum(1 << (128 * i) for i in range(count))
+        self._keys = sum((k & _MASK) << (128 * i) for i, k in enumerate(keys))
+        self._gammas = _GAMMA * ones
+        self._mask = _MASK * ones
+        self._xs = sum((x & _MASK) << (128 * i) for i, (x, _) in enumerate(then))
+        self._steps = sum(((step * _GAMMA) & _MASK) << (128 * i) for i, (_, step) in enumerate(then))
+        self._size = 16 * count
+        layout = struct.Struct("<" + "Q8x" * count)
+        self._pack, self._unpack = layout.pack, layout.unpack
+
+    def __call__(self, seeds: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The lanes' seeds and outputs from their parents' `seeds` (one per lane, each below 2**64)."""
+        mask = self._mask
+        z = int.from_bytes(self._pack(*seeds), "little")
+        z = ((z ^ self._keys) + self._gammas) & mask
+        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+        s = (z ^ (z >> 31)) & mask
+        z = ((s ^ self._xs) + self._steps) & mask
+        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+        unpack, size = self._unpack, self._size
+        return unpack(s.to_bytes(size, "little")), unpack((z ^ (z >> 31)).to_bytes(size, "little"))
+
 
 
 def _then_lanes(keys: tuple[int, ...], then: tuple[tuple[int, int], ...]) -> _Then:

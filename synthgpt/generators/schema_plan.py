@@ -23,7 +23,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ..seeding import DrawRandom, MixedSeeds
+from ..seeding import DrawRandom, LaneMix, MixedSeeds
 from .core import DrawContext, item_key
 from .schema_check import _item, _prop, _types, number_drawer, number_output_drawer
 from .schema_names import (
@@ -35,7 +35,6 @@ from .schema_names import (
     seed_drawer,
     string_kind,
 )
-from .seed_lanes import LaneMix
 
 if TYPE_CHECKING:
     from .schema import FromSchema
@@ -51,7 +50,7 @@ Leaf = Callable[[int, int, DrawContext], Any]
 once (`MixedSeeds.with_outputs`): a value drawn from one output (a number, an enum's pick, a Faker value
 at its fork of the seed) makes no RNG and no mix of its own, and an id is its seed's hash. Two or more
 object children (of an object, or an array's items) have their own lanes mixed in one call too
-(`_Builder.siblings`, `seed_lanes.LaneMix`)."""
+(`_Builder.siblings`, `seeding.LaneMix`)."""
 Then = tuple[int, int]
 """Which output of its seed a leaf reads, as `MixedSeeds.with_outputs` takes it: (k, 1) is `mix_seed(seed,
 k)`, (0, 2) the first output of the RNG left after a choice among one type (`DrawRandom(seed + step)`),

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from synthgpt.generators.seed_lanes import LaneMix
-from synthgpt.seeding import MixedSeeds, mix_seed
+from synthgpt.seeding import LaneMix, MixedSeeds, mix_seed
 
 _THENS = [(0, 0), (0, 1), (0, 2), (0, 5), (12345, 1), (2**64 - 1, 1), (2**63, 3)]
 _SEEDS = [0, 1, 2**64 - 1, 2**63, 0x9E3779B97F4A7C15]
