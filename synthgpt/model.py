@@ -479,16 +479,24 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     if type(request) is not ModelRequest:
         return None
     data = request.__dict__.copy()
-    if len(data["messages"]) > _ITEMS_PER_PIECE or len(data["tools"]) > _ITEMS_PER_PIECE:
+    messages = data["messages"]
+    if len(messages) > _ITEMS_PER_PIECE or len(data["tools"]) > _ITEMS_PER_PIECE:
         return None
-    for name in _WIRE_ONLY:
-        del data[name]
+    del data["api"], data["stream"], data["stream_options"], data["headers"]  # `_WIRE_ONLY`
     extra = data["extra"]
     if extra and not _EXTRA_NOT_FINGERPRINTED.isdisjoint(extra):
         data["extra"] = {k: v for k, v in extra.items() if k not in _EXTRA_NOT_FINGERPRINTED}
+    # what `_dumped_fields` gives for them, taken here: a list's items at Python speed, where the encoder
+    # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`)
+    data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
+    choice = data["tool_choice"]
+    if type(choice) is ToolChoice:
+        data["tool_choice"] = choice.__dict__
     # the other fields hold no float: they are typed str, int, bool or None all the way down
-    floats = bool(data["tools"]) or data["response_schema"] is not None or not _SCALARS.issuperset(
-        map(type, extra.values())
+    floats = (
+        bool(data["tools"])
+        or data["response_schema"] is not None
+        or (bool(extra) and not _SCALARS.issuperset(map(type, extra.values())))
     )
     return canonical_bytes_strict(data, _dumped_fields, floats)
 
