@@ -187,7 +187,7 @@ def test_the_fields_left_out_are_the_wire_only_ones() -> None:
     """`_fingerprinted_fields` deletes the wire-only fields by name: they are `_WIRE_ONLY`, no more."""
     from synthgpt.model import _WIRE_ONLY
 
-    assert _WIRE_ONLY == {"api", "stream", "stream_options", "headers"}
+    assert {"api", "stream", "stream_options", "headers"} == _WIRE_ONLY
     req = built(ModelRequest, api="chat", stream=True, stream_options={"include_usage": True},
                 headers=(("x-a", "1"),), messages=(built(Message, role="user", content="é"),))  # fmt: skip
     assert _fingerprinted_fields(req) == _dumped(req)
