@@ -479,16 +479,24 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     if type(request) is not ModelRequest:
         return None
     data = request.__dict__.copy()
-    if len(data["messages"]) > _ITEMS_PER_PIECE or len(data["tools"]) > _ITEMS_PER_PIECE:
+    messages = data["messages"]
+    if len(messages) > _ITEMS_PER_PIECE or len(data["tools"]) > _ITEMS_PER_PIECE:
         return None
-    for name in _WIRE_ONLY:
-        del data[name]
+    del data["api"], data["stream"], data["stream_options"], data["headers"]  # `_WIRE_ONLY`
     extra = data["extra"]
     if extra and not _EXTRA_NOT_FINGERPRINTED.isdisjoint(extra):
         data["extra"] = {k: v for k, v in extra.items() if k not in _EXTRA_NOT_FINGERPRINTED}
+    # what `_dumped_fields` gives for them, taken here: a list's items at Python speed, where the encoder
+    # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`)
+    data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
+    choice = data["tool_choice"]
+    if type(choice) is ToolChoice:
+        data["tool_choice"] = choice.__dict__
     # the other fields hold no float: they are typed str, int, bool or None all the way down
-    floats = bool(data["tools"]) or data["response_schema"] is not None or not _SCALARS.issuperset(
-        map(type, extra.values())
+    floats = (
+        bool(data["tools"])
+        or data["response_schema"] is not None
+        or (bool(extra) and not _SCALARS.issuperset(map(type, extra.values())))
     )
     return canonical_bytes_strict(data, _dumped_fields, floats)
 
@@ -638,14 +646,22 @@ def built(cls: type[_M], /, **fields: Any) -> _M:
             data[name] = factory()
     data.update(fields)
     obj = _new(cls)  # pydantic models define no __new__: `cls.__new__` is this, found after a walk of the MRO
-    setattr_ = object.__setattr__
-    setattr_(obj, "__dict__", data)
-    setattr_(obj, "__pydantic_fields_set__", set(fields))
-    setattr_(obj, "__pydantic_extra__", None)
+    _set_dict(obj, data)
+    _set_fields_set(obj, set(fields))
+    _set_extra(obj, None)
     if private is not None:
         private = private.copy() if cls not in _PRIVATE_FACTORIES else _private_defaults(cls)
-    setattr_(obj, "__pydantic_private__", private)
+    _set_private(obj, private)
     return obj
+
+
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+)
+"""The setters of `BaseModel`'s four slots, what `object.__setattr__(obj, name, value)` ends up calling for
+them: called directly they spare its type lookup and its check that no class between overrides it (~2k of
+a 9k-instruction `built`; `BaseModel.__setattr__`, the frozen check, is bypassed either way)."""
 
 
 # ---------------------------------------------------------------------------------------------- output

@@ -96,3 +96,27 @@ def test_built_sets_private_attributes_as_pydantic_does() -> None:
     one, two = built(Cached), built(Cached)
     assert one.__pydantic_private__ == Cached().__pydantic_private__ == {"_fresh": [], "_plain": None}
     assert one._fresh is not two._fresh  # a factory's default is made per instance
+
+
+def test_built_leaves_every_slot_as_validation_does() -> None:
+    """`built` sets pydantic's four slots through their descriptors (not `object.__setattr__`): the same
+    state, slot for slot, as `model_validate` leaves, whichever fields are given."""
+    from synthgpt.model import ToolCall, ToolChoice
+
+    cases: list[tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = [
+        (Message, {"role": "user", "content": "héllo 😀"}, {}),
+        (Message, {"role": "assistant", "content": "", "tool_calls": ()}, {"tool_calls": []}),
+        (ToolCall, {"id": "c1", "name": "f", "arguments": '{"a": 1}'}, {}),
+        (ToolChoice, {"mode": "named", "name": "f"}, {}),
+        (ModelRequest, {"model": "m", "extra": {"k": [1, "ü"]}, "n": 2}, {}),
+        (ModelRequest, {}, {}),
+    ]
+    for cls, fields, as_json in cases:
+        got, want = built(cls, **fields), cls.model_validate({**fields, **as_json})
+        if isinstance(got, ModelRequest):  # validation takes the fingerprint, `built` leaves it for later
+            assert got.__pydantic_private__ == {"_fingerprint": None}
+            got.fingerprint()
+        for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+            assert getattr(got, slot) == getattr(want, slot), (cls.__name__, slot)
+            assert type(getattr(got, slot)) is type(getattr(want, slot)), (cls.__name__, slot)
+        assert list(got.__dict__) == list(want.__dict__)  # field order too

@@ -21,6 +21,14 @@ BODIES: list[bytes] = [
     b'{"dup": 1, "dup": 2}',
     b'{"emoji": "\\ud83d\\ude00", "raw": "\xc3\xa9"}',
     b"[" * 128 + b"]" * 128,
+    # the brackets are counted on the body's shape (`common._SHAPES`): both kinds, and only as a bound
+    b'{"a":' * 64 + b"[" * 64 + b"1" + b"]" * 64 + b"}" * 64,  # 128 deep, mixed
+    b'"' + b"[{" * 200 + b'"',  # a string holding brackets: no depth at all
+    b'{"s": "' + b"{" * 300 + b'", "t": ["' + b"[" * 300 + b'"]}',
+    b"[" * 128 + b"]" * 128 + b" " * 10,
+    b"[1234567890123456789, -9223372036854775808, 1e5, 2E+5]",  # 19 digits: the stdlib reads them
+    b'{"a": 123456789012345678}',  # 18 digits: orjson's
+    "{\"text\": \"😀 café \u2028 日本\"}".encode(),  # UTF-8 text, a line separator raw
 ]
 
 
@@ -33,6 +41,7 @@ def test_the_same_json_as_the_stdlib_path(raw: bytes) -> None:
 REFUSED: list[bytes] = [
     b"", b"{", b"\xff\xfe", b'{"a": NaN}', b'{"a": -Infinity}', b'{"n": 1e999}', b'"\\ud800"',
     b"[" * 129 + b"]" * 129, b"[" * 2000 + b"]" * 2000, b'{"a": 1} x',
+    b'{"a":' * 65 + b"[" * 64 + b"1" + b"]" * 64 + b"}" * 65, b'{"a":' * 129 + b"1" + b"}" * 129,
     b"[" + b"1" * 250 + b"e99]", b"[" + b"9" * 400 + b".5]", b'{"n": 5E+0400}', b'{"n": -1.5e00309}',
 ]  # fmt: skip
 
@@ -113,3 +122,10 @@ def test_number_shapes_that_need_the_stdlib_path_are_still_read_exactly(raw: byt
     assert body == parse_json_stdlib(raw)
     if wide is not None:
         assert body["n"] == wide
+
+
+def test_the_shapes_table_is_the_digits_table_with_both_opening_brackets_as_one() -> None:
+    from synthgpt.codec.common import _DIGITS, _SHAPES
+
+    assert [b for b in range(256) if _SHAPES[b] != _DIGITS[b]] == [ord("["), ord("{")]
+    assert _SHAPES[ord("[")] == _SHAPES[ord("{")] == ord("[") and _DIGITS[ord("[")] != ord("0")

@@ -145,6 +145,18 @@ def test_subclasses_and_long_requests_take_the_dump() -> None:
 
     odd = built(ModelRequest, model="m", messages=(MyMessage(role="user", content="x"),))
     assert _fingerprinted_fields(odd) is None
+    mixed = (built(Message, role="user", content="x"), MyMessage(role="user", content="y"))
+    assert _fingerprinted_fields(built(ModelRequest, model="m", messages=mixed)) is None
+
+    from synthgpt.model import ToolChoice
+
+    class MyChoice(ToolChoice):
+        pass
+
+    plain = {"role": "user", "content": "x"}
+    choosy = built(ModelRequest, model="m", messages=(Message(**plain),), tool_choice=MyChoice(mode="none"))
+    assert _fingerprinted_fields(choosy) is None
+    assert choosy.fingerprint() == ModelRequest(model="m", messages=[plain], tool_choice="none").fingerprint()
 
     n = 300  # over _ITEMS_PER_PIECE: encoded in pieces by `_fingerprinted_json`
     long = built(ModelRequest, model="m", messages=tuple(built(Message, role="user", content=str(i))
@@ -169,3 +181,14 @@ def test_every_code_point_is_written_alike_by_both_encoders() -> None:
         text = "".join(chr(c) for c in range(start, start + 4096) if not 0xD800 <= c < 0xE000)
         value = {text[:8]: [text]}
         assert canonical_bytes_strict(value, str, floats=False) == _CANONICAL(value).encode(), hex(start)
+
+
+def test_the_fields_left_out_are_the_wire_only_ones() -> None:
+    """`_fingerprinted_fields` deletes the wire-only fields by name: they are `_WIRE_ONLY`, no more."""
+    from synthgpt.model import _WIRE_ONLY
+
+    assert {"api", "stream", "stream_options", "headers"} == _WIRE_ONLY
+    req = built(ModelRequest, api="chat", stream=True, stream_options={"include_usage": True},
+                headers=(("x-a", "1"),), messages=(built(Message, role="user", content="é"),))  # fmt: skip
+    assert _fingerprinted_fields(req) == _dumped(req)
+    assert json.loads(_dumped(req)).keys().isdisjoint(_WIRE_ONLY)

@@ -81,11 +81,14 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise _fail("stream", "Input should be a valid boolean")
-    tool_choice, parallel = _tool_choice(body.get("tool_choice"))
-    tools = _tools(body.get("tools"))
+    # each reader below passes an absent (None) field: the tests spare most bodies the calls
+    choice = body.get("tool_choice")
+    tool_choice, parallel = (_AUTO, True) if choice is None else _tool_choice(choice)
+    tools = () if body.get("tools") is None else _tools(body["tools"])
     if tool_choice.mode == "named" and not any(t.name == tool_choice.name for t in tools):
         raise _fail("tool_choice.name", f"Tool '{tool_choice.name}' not found in tools")
-    _stop_sequences(body.get("stop_sequences"))
+    if "stop_sequences" in body:
+        _stop_sequences(body["stop_sequences"])
     if not _SAMPLING.isdisjoint(body):  # most bodies set none of them
         # kept in the request (and journaled): NaN or an infinity there would make the journal not JSON
         ANTHROPIC.sampling(body, "temperature", 0, 1)
@@ -98,10 +101,10 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
         "tools": tools,
         "tool_choice": tool_choice,
         "parallel_tool_calls": parallel,
-        "response_schema": _schema(body),
+        "response_schema": _schema(body) if "output_config" in body or "output_format" in body else None,
         "max_output_tokens": max_tokens,
         "stream": stream,
-        "reasoning": _thinking(body.get("thinking"), max_tokens),
+        "reasoning": None if body.get("thinking") is None else _thinking(body["thinking"], max_tokens),
         "headers": headers,
         "extra": {k: body[k] for k in _PASSED_THROUGH if k in body} if not _PASSED.isdisjoint(body) else {},
     }

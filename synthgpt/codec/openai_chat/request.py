@@ -459,8 +459,8 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
             )
         if not isinstance(stream_options.get("include_usage", False), bool):
             raise _type_error("stream_options.include_usage", "a boolean", stream_options["include_usage"])
-    limit = _integer(body, "max_completion_tokens", 1)
-    legacy_limit = _integer(body, "max_tokens", 1)
+    limit = _integer(body, "max_completion_tokens", 1) if "max_completion_tokens" in body else None
+    legacy_limit = _integer(body, "max_tokens", 1) if "max_tokens" in body else None
     effort = _string(body, "reasoning_effort", "reasoning_effort") if "reasoning_effort" in body else None
     if effort is not None and effort not in _EFFORTS:
         raise _bad_value("reasoning_effort", effort, _EFFORTS)
@@ -486,18 +486,18 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         api="chat",
         model=model,
         messages=neutral_messages,
-        tool_choice=_neutral_choice(tool_choice),
+        tool_choice=_AUTO if tool_choice is None else _neutral_choice(tool_choice),
         tools=neutral_tools,
         response_schema=_neutral_schema(_response_format(body)) if "response_format" in body else None,
         max_output_tokens=limit if limit is not None else legacy_limit,
         n=_integer(body, "n", 1, 128) or 1 if "n" in body else 1,
         stream=stream,
-        stream_options=dict(stream_options or {}),
+        stream_options=dict(stream_options) if stream_options else {},
         # a legacy answer holds one function call at most
         parallel_tool_calls=(True if parallel is None else parallel) and functions is None,
         reasoning=_neutral_reasoning(chat_reasoning(body, model or "", effort)),
         headers=journal_headers(headers),
-        extra={k: v for k, v in body.items() if k not in _HANDLED},
+        extra={} if _HANDLED.issuperset(body) else {k: v for k, v in body.items() if k not in _HANDLED},
     )
 
 
