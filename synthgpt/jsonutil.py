@@ -86,7 +86,8 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
         return None
     if _tiny_float_text(out):
         return None
-    if (out.count(b"null") != nulls if nulls else b"null" in out) and _loads(out) != value:
+    # `find`, not `in`: a bytes `in` first tries its operand as an int and clears the TypeError (~80 ns)
+    if (out.count(b"null") != nulls if nulls else out.find(b"null") != -1) and _loads(out) != value:
         return None  # a NaN or an infinity became null (or a tuple: harmless)
     return out
 
@@ -144,8 +145,9 @@ def sorted_bytes_strict(value: Any, default: Callable[[Any], Any]) -> bytes | No
 
 def _tiny_float_text(out: bytes) -> bool:
     """Whether orjson's `out` may hold a float under 1e-4, which it writes otherwise than `repr` (`0.0000…`
-    or a digit before `e-`; see the module's notes). `in` first: the regex is the slow part."""
-    return b"0.0000" in out or (b"e-" in out and _EXPONENT(out) is not None)
+    or a digit before `e-`; see the module's notes). `find` first (cheaper than `in`, see `_fast`): the
+    regex is the slow part."""
+    return out.find(b"0.0000") != -1 or (out.find(b"e-") != -1 and _EXPONENT(out) is not None)
 
 
 tiny_float_text = _tiny_float_text
