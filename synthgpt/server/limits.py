@@ -23,6 +23,7 @@ import threading
 import weakref
 from typing import Any
 
+from .writes import SCOPE_KEY as WRITES_KEY
 from .writes import BatchedWrites
 
 __all__ = [
@@ -102,6 +103,10 @@ class HeaderTimeoutProtocol(_http_protocol()):  # type: ignore[misc]
         self._wait()
         self._sweep = _sweep_for(self.loop)
         self._sweep.add(self)
+
+    def on_headers_complete(self) -> None:
+        self.scope[WRITES_KEY] = self.transport  # what a paced stream tells to write at once (server.writes)
+        super().on_headers_complete()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

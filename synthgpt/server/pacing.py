@@ -38,6 +38,8 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from ..codec.sse import StreamAborted, WirePlan, Write, frames_in
+from .writes import SCOPE_KEY as WRITES_KEY
+from .writes import BatchedWrites
 
 __all__ = ["GcHold", "PacedStream", "Pacer", "pacer"]
 
@@ -306,6 +308,16 @@ class PacedStream(Response):
             self.init_headers(headers)  # no `body` attribute: no content-length, the body goes chunked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        writes: BatchedWrites | None = scope.get(WRITES_KEY)
+        if writes is not None:  # served: the frames go out when planned, not with the loop pass's batch
+            writes.immediate = True
+        try:
+            await self._send_all(scope, receive, send)
+        finally:
+            if writes is not None:
+                writes.immediate = False
+
+    async def _send_all(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         p = pacer()
         run = _Run(self.wire.writes, self.wire.aborts, send, p)

@@ -8,7 +8,12 @@ all connections), then makes each connection's writes as one: the answers of man
 client while it is still awake from the first of them, and a head and its body go out as one segment.
 Served replays cost ~67 → ~46 µs of CPU each, distinct chat answers ~227 → ~189 µs (bench/PROFILE.md).
 
-What it costs: a write goes out one loop pass later (a few µs while the loop is idle). A connection's
+A paced stream (`server.pacing.PacedStream`) writes at once: its frames are due at planned times, and a
+batch would put the pass's length on each. The rest of its connection's answers are batched.
+
+What it costs: a write goes out one loop pass later (a few µs while the loop is idle), or once
+`BATCH_CONNECTIONS` connections hold writes, whichever comes first (a pass that sends hundreds of paced
+frames would otherwise hold its first frame for all of them). A connection's
 bytes keep their order; a write of `FLUSH_BYTES` or more is made at once (with what was held before it), so
 flow control still sees a large answer's bytes as they are sent, and close() writes what is held first.
 """
@@ -19,26 +24,41 @@ import asyncio
 import weakref
 from typing import Any
 
-__all__ = ["FLUSH_BYTES", "BatchedWrites"]
+__all__ = ["BATCH_CONNECTIONS", "FLUSH_BYTES", "SCOPE_KEY", "BatchedWrites"]
+
+SCOPE_KEY = "synthgpt.writes"
+"""Where a request's scope holds its connection's `BatchedWrites` (served by `synthgpt serve`)."""
 
 FLUSH_BYTES = 64 * 1024
 """Held bytes at which a connection writes at once rather than at the loop's next pass."""
+BATCH_CONNECTIONS = 16
+"""Connections holding writes at which they all write at once: in a pass that sends many paced frames,
+the first would otherwise wait for all the others (the paced bench's p99 gap error went ~1.4 -> ~4.1 ms
+without this bound), while a batch of this size already spares the client most of its wake-ups."""
 
 
 class BatchedWrites:
     """A transport whose writes are made at the event loop's next pass, joined (see the module's notes).
     Everything but `write` and `close` is the wrapped transport's own."""
 
-    __slots__ = ("_batch", "_held", "_size", "transport")
+    __slots__ = ("_batch", "_held", "_size", "immediate", "transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self.transport = transport
         self._batch = _batch_for(loop)
         self._held: list[bytes] | None = None
         self._size = 0
+        self.immediate = False
+        """Write at once (a paced stream, whose frames go out at planned times, sets it while it runs)."""
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         held = self._held
+        if self.immediate:
+            if held is not None:
+                self.flush()
+            if data:
+                self._write(data)
+            return
         if held is None:
             if len(data) >= FLUSH_BYTES:  # nothing held before it: no reason to wait
                 self._write(data)
@@ -103,10 +123,14 @@ class _Batch:
     def add(self, conn: BatchedWrites) -> None:
         waiting = self.waiting
         if not waiting:
-            self.loop.call_soon(self._flush)
+            self.loop.call_soon(self.flush)
+        elif len(waiting) >= BATCH_CONNECTIONS:  # the first of them waited long enough: out with them (the
+            self.flush()  # callback already asked for writes what comes after)
+            waiting = self.waiting
         waiting.append(conn)
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Write what the waiting connections hold (the pass's callback, or a full batch)."""
         waiting, self.waiting = self.waiting, []
         for conn in waiting:
             try:

@@ -9,7 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from synthgpt.server.writes import FLUSH_BYTES, BatchedWrites
+from synthgpt.codec.sse import WirePlan, Write
+from synthgpt.server.pacing import PacedStream
+from synthgpt.server.writes import BATCH_CONNECTIONS, FLUSH_BYTES, SCOPE_KEY, BatchedWrites
 from tests.conftest import StartServer
 
 
@@ -74,6 +76,29 @@ def test_every_connection_of_a_loop_is_written_in_the_same_pass() -> None:
         conns[0].write(b"b0")
         await _next_pass()
         assert [r.writes for r in reals] == [[b"a0b0"], [b"a1"], [b"a2"]]
+
+    asyncio.run(main())
+
+
+def test_a_full_batch_of_connections_writes_at_once_and_the_next_waits_for_the_pass() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        reals = [FakeTransport() for _ in range(BATCH_CONNECTIONS + 2)]
+        conns = [BatchedWrites(r, loop) for r in reals]  # type: ignore[arg-type]
+        for c in conns[:BATCH_CONNECTIONS]:
+            c.write(b"frame")
+        assert all(r.writes == [] for r in reals)
+        conns[0].write(b"+")  # one that already waits: no new connection in the batch
+        assert reals[0].writes == []
+        conns[BATCH_CONNECTIONS].write(b"late")  # the batch is full: it goes out, this one waits
+        assert [r.writes for r in reals[:BATCH_CONNECTIONS]] == [[b"frame+"]] + [[b"frame"]] * (
+            BATCH_CONNECTIONS - 1
+        )
+        assert reals[BATCH_CONNECTIONS].writes == []
+        conns[BATCH_CONNECTIONS + 1].write(b"later")
+        await _next_pass()
+        assert reals[BATCH_CONNECTIONS].writes == [b"late"] and reals[-1].writes == [b"later"]
+        assert all(len(r.writes) == 1 for r in reals)
 
     asyncio.run(main())
 
@@ -154,3 +179,45 @@ def test_a_served_answer_comes_whole_on_a_kept_alive_connection(
         answers = data.split(b"HTTP/1.1 200 OK\r\n")[1:]
         assert len(answers) == requests
         assert all(a.endswith(b"\r\n\r\n" + expected) for a in answers)
+
+
+def test_a_connection_told_to_write_at_once_writes_what_it_held_then_each_write() -> None:
+    async def main() -> None:
+        real = FakeTransport()
+        conn = BatchedWrites(real, asyncio.get_running_loop())  # type: ignore[arg-type]
+        conn.write(b"head")
+        conn.immediate = True
+        conn.write(b"frame1")
+        conn.write(b"")
+        conn.write(b"frame2")
+        assert real.writes == [b"head", b"frame1", b"frame2"]  # what was held first, then each as it comes
+        conn.immediate = False
+        conn.write(b"next")
+        assert real.writes[3:] == []
+        await _next_pass()
+        assert real.writes[3:] == [b"next"]
+
+    asyncio.run(main())
+
+
+def test_a_paced_stream_writes_at_once_while_it_runs_and_batched_after() -> None:
+    async def main() -> None:
+        real = FakeTransport()
+        conn = BatchedWrites(real, asyncio.get_running_loop())  # type: ignore[arg-type]
+        seen: list[bool] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            seen.append(conn.immediate)
+            conn.write(message.get("body", b"h"))
+
+        async def receive() -> dict[str, Any]:
+            await asyncio.sleep(10)
+            return {"type": "http.disconnect"}
+
+        wire = WirePlan((Write(b"one", 0.0), Write(b"two", 1.0)), frames=())
+        await PacedStream(wire)({"type": "http", SCOPE_KEY: conn}, receive, send)
+        assert seen and all(seen)  # every frame, the head and the end too
+        assert real.writes == [b"h", b"one", b"two"]  # each at once (the empty end writes nothing)
+        assert conn.immediate is False
+
+    asyncio.run(main())
