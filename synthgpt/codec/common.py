@@ -104,8 +104,6 @@ def _scan(raw: bytes, needles: tuple[bytes, ...]) -> bool:
     return False
 
 
-
-
 def parse_json_body(raw: bytes) -> Any:
     """A request body parsed as JSON; RequestError (no param) when it is not JSON or not Unicode text.
 

@@ -32,9 +32,9 @@ SCOPE_KEY = "synthgpt.writes"
 FLUSH_BYTES = 64 * 1024
 """Held bytes at which a connection writes at once rather than at the loop's next pass."""
 BATCH_CONNECTIONS = 16
-"""Connections holding writes at which they all write at once: in a pass that sends many paced frames,
-the first would otherwise wait for all the others (the paced bench's p99 gap error went ~1.4 -> ~4.1 ms
-without this bound), while a batch of this size already spares the client most of its wake-ups."""
+"""Connections holding writes at which they all write at once: in a pass that answers many requests, the
+first answer would otherwise wait for all the others, while a batch of this size already spares the client
+most of its wake-ups (served replays: ~48 µs per request unbounded, ~49 with it)."""
 
 
 class BatchedWrites:

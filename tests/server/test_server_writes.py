@@ -147,11 +147,15 @@ def test_a_connection_that_cannot_be_written_does_not_keep_the_others_answers() 
 
 def test_the_rest_of_the_transport_is_the_wrapped_one() -> None:
     real = FakeTransport()
-    conn = BatchedWrites(real, asyncio.new_event_loop())  # type: ignore[arg-type]
-    assert conn.get_extra_info("peername") == ("127.0.0.1", 5)
-    assert conn.get_extra_info("sockname", "none") == "none"
-    assert conn.can_write_eof() is True
-    assert conn.is_closing() is False
+    loop = asyncio.new_event_loop()
+    try:
+        conn = BatchedWrites(real, loop)  # type: ignore[arg-type]
+        assert conn.get_extra_info("peername") == ("127.0.0.1", 5)
+        assert conn.get_extra_info("sockname", "none") == "none"
+        assert conn.can_write_eof() is True
+        assert conn.is_closing() is False
+    finally:
+        loop.close()
 
 
 @pytest.mark.parametrize("requests", [1, 3])
