@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Protocol, overload
+from typing import TYPE_CHECKING, Protocol, TypeVar, overload
 
 from .base import Frame
 
@@ -88,45 +88,49 @@ class FrameRun:
         return b"".join(chain.from_iterable(zip(repeat(start, k), pieces, ends, strict=True)))
 
 
+_T = TypeVar("_T")
+
+
 def _suffixes(tail: str, first: int, count: int) -> list[str]:
-    """`[f"{tail}{n}}}\n\n" for n in range(first, first + count)]`: what ends each numbered event of a run.
-    Every stream numbers from the same small counters, so they are made once per tail and sliced."""
-    end = first + count
-    if end > _MAX_NUMBER:  # a stream longer than any drawn one: made for this run alone
-        return [f"{tail}{n}}}\n\n" for n in range(first, end)]
-    made = _SUFFIXES.get(tail)
-    if made is None or len(made) < end:
-        have = made or []
-        # a new list, swapped in whole: another thread slicing the old one still reads it intact
-        made = have + [f"{tail}{n}}}\n\n" for n in range(len(have), max(end, 2 * len(have), 64))]
-        if len(_SUFFIXES) >= 16:  # tails are constants of the codecs: bounded anyway
-            _SUFFIXES.clear()
-        _SUFFIXES[tail] = made
-    return made[first:end]
-
-
-_SUFFIXES: dict[str, list[str]] = {}
-_MAX_NUMBER = 4096
+    """`[f"{tail}{n}}}\n\n" for n in range(first, first + count)]`: what ends each numbered event of a run."""
+    return _numbered(_SUFFIXES, _suffix, tail, first, count)
 
 
 def _quoted_suffixes(tail: str, first: int, count: int) -> list[bytes]:
     """`_suffixes(tail, first, count)`, each after the closing quote of its text and encoded (what
-    `sse_bytes` ends each numbered event with), kept per tail as `_suffixes` keeps its own."""
+    `sse_bytes` ends each numbered event with)."""
+    return _numbered(_QUOTED_SUFFIXES, _quoted_suffix, tail, first, count)
+
+
+def _suffix(tail: str, n: int) -> str:
+    return f"{tail}{n}}}\n\n"
+
+
+def _quoted_suffix(tail: str, n: int) -> bytes:
+    return f'"{tail}{n}}}\n\n'.encode()
+
+
+def _numbered(cache: dict[str, list[_T]], make: Callable[[str, int], _T], tail: str, first: int,
+              count: int) -> list[_T]:  # fmt: skip
+    """`[make(tail, n) for n in range(first, first + count)]`. Every stream numbers from the same small
+    counters, so they are made once per tail and sliced."""
     end = first + count
-    if end > _MAX_NUMBER:
-        return [('"' + s).encode() for s in _suffixes(tail, first, count)]
-    made = _QUOTED_SUFFIXES.get(tail)
+    if end > _MAX_NUMBER:  # a stream longer than any drawn one: made for this run alone
+        return [make(tail, n) for n in range(first, end)]
+    made = cache.get(tail)
     if made is None or len(made) < end:
-        size = max(end, 2 * len(made or ()), 64)
-        # a new list, swapped in whole, as `_suffixes` does
-        made = [('"' + s).encode() for s in _suffixes(tail, 0, size)]
-        if len(_QUOTED_SUFFIXES) >= 16:
-            _QUOTED_SUFFIXES.clear()
-        _QUOTED_SUFFIXES[tail] = made
+        have = made or []
+        # a new list, swapped in whole: another thread slicing the old one still reads it intact
+        made = have + [make(tail, n) for n in range(len(have), max(end, 2 * len(have), 64))]
+        if len(cache) >= 16:  # tails are constants of the codecs: bounded anyway
+            cache.clear()
+        cache[tail] = made
     return made[first:end]
 
 
+_SUFFIXES: dict[str, list[str]] = {}
 _QUOTED_SUFFIXES: dict[str, list[bytes]] = {}
+_MAX_NUMBER = 4096
 
 
 class PlainChunks(Sequence[str]):
