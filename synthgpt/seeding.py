@@ -61,11 +61,6 @@ def seed_prefix(*parts: object) -> bytes:
 
 def seed_after(prefix: bytes, part: object) -> int:
     """`derive_seed` of the parts `prefix` (a `seed_prefix`; b"" for none) holds and then `part`."""
-    if type(part) is int:  # a fingerprint or a counter (most calls): `_framed`'s int case, without its call
-        data = b"%d" % part
-        if len(data) < 256:
-            digest = _blake2b(prefix + _LENGTHS[len(data)] + data, digest_size=8).digest()
-            return _from_bytes(digest, "little")
     return _from_bytes(_blake2b(prefix + _framed(part), digest_size=8).digest(), "little")
 
 
@@ -182,14 +177,7 @@ class MixedSeeds:
             )
             return seeds, tuple(outputs)
         ones, packed, gammas, mask, xs, steps, size, unpack = lanes
-        z = ((((seed & _MASK) * ones) ^ packed) + gammas) & mask
-        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
-        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
-        s = (z ^ (z >> 31)) & mask  # the seeds, each below 2**64 in its lane, as the second mix needs
-        z = ((s ^ xs) + steps) & mask
-        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
-        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
-        return unpack(s.to_bytes(size, "little")), unpack((z ^ (z >> 31)).to_bytes(size, "little"))
+        return _mix_twice(((seed & _MASK) * ones) ^ packed, gammas, mask, xs, steps, size, unpack)
 
 
 _ThenLanes = tuple[int, int, int, int, int, int, int, Callable[[bytes], tuple[int, ...]]]
@@ -226,18 +214,23 @@ class LaneMix:
 
     def __call__(self, seeds: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The lanes' seeds and outputs from their parents' `seeds` (one per lane, each below 2**64)."""
-        mask = self._mask
-        z = int.from_bytes(self._pack(*seeds), "little")
-        z = ((z ^ self._keys) + self._gammas) & mask
-        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
-        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
-        s = (z ^ (z >> 31)) & mask
-        z = ((s ^ self._xs) + self._steps) & mask
-        z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
-        z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
-        unpack, size = self._unpack, self._size
-        return unpack(s.to_bytes(size, "little")), unpack((z ^ (z >> 31)).to_bytes(size, "little"))
+        z = int.from_bytes(self._pack(*seeds), "little") ^ self._keys
+        return _mix_twice(z, self._gammas, self._mask, self._xs, self._steps, self._size, self._unpack)
 
+
+def _mix_twice(
+    z: int, gammas: int, mask: int, xs: int, steps: int, size: int, unpack: Callable[[bytes], tuple[int, ...]]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """From lanes of `seed ^ key`: each lane's mixed seed, and SplitMix64's output over
+    `(that seed ^ x) + step` (`MixedSeeds.with_outputs`, `LaneMix`), read back by `unpack`."""
+    z = (z + gammas) & mask
+    z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+    z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+    s = (z ^ (z >> 31)) & mask  # the seeds, each below 2**64 in its lane, as the second mix needs
+    z = ((s ^ xs) + steps) & mask
+    z = (((z ^ (z >> 30)) & mask) * _MIX1) & mask
+    z = (((z ^ (z >> 27)) & mask) * _MIX2) & mask
+    return unpack(s.to_bytes(size, "little")), unpack((z ^ (z >> 31)).to_bytes(size, "little"))
 
 
 def _then_lanes(keys: tuple[int, ...], then: tuple[tuple[int, int], ...]) -> _Then:
