@@ -482,7 +482,8 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     messages = data["messages"]
     if len(messages) > _ITEMS_PER_PIECE or len(data["tools"]) > _ITEMS_PER_PIECE:
         return None
-    del data["api"], data["stream"], data["stream_options"], data["headers"]  # `_WIRE_ONLY`
+    for name in _WIRE_ONLY:
+        del data[name]
     extra = data["extra"]
     if extra and not _EXTRA_NOT_FINGERPRINTED.isdisjoint(extra):
         data["extra"] = {k: v for k, v in extra.items() if k not in _EXTRA_NOT_FINGERPRINTED}

@@ -15,10 +15,7 @@ import re
 from collections.abc import Iterable
 from itertools import islice
 
-__all__ = [
-    "count_message_tokens", "count_one_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces",
-    "token_spans",
-]  # fmt: skip
+__all__ = ["count_message_tokens", "count_tokens", "cut_to_tokens", "token_pieces", "token_spans"]
 
 _TOKEN = re.compile(r"\s*(?:\w{1,4}|[^\w\s])|\s+", re.UNICODE)
 _PER_MESSAGE = 4  # role and separators, as chat formats add
@@ -81,8 +78,3 @@ def count_message_tokens(texts: Iterable[str]) -> int:
     for t in texts:
         total += _PER_MESSAGE + count_tokens(t)
     return total
-
-
-def count_one_message_tokens(text: str) -> int:
-    """`count_message_tokens([text])`: a conversation of one message (most prompts), without the list."""
-    return _PRIMING + _PER_MESSAGE + count_tokens(text)

@@ -10,7 +10,7 @@ from ..model import ModelRequest
 from ..profiles import ModelProfile, output_limit, profile_for
 from ..request_checks import check_answerable
 from ..seeding import canonical_json
-from ..tokens import count_message_tokens, count_one_message_tokens, count_tokens
+from ..tokens import count_message_tokens, count_tokens
 
 __all__ = ["Budget", "budget_for", "prompt_tokens"]
 
@@ -37,11 +37,6 @@ def budget_for(req: ModelRequest, profiles: tuple[ModelProfile, ...], window: in
 def prompt_tokens(req: ModelRequest) -> int:
     """The prompt's tokens: each message (its text and tool calls) with the per-message overhead, or the
     embeddings inputs, plus each declared tool."""
-    messages = req.messages
-    if len(messages) == 1 and not req.inputs and not req.tools and not messages[0].tool_calls:
-        # one message of text alone (most prompts): `count_message_tokens` of its one text, without the
-        # list and the loop (tests/engine/test_budget_fast.py)
-        return count_one_message_tokens(messages[0].content)
     texts: list[str] = []
     for m in req.messages:
         texts.append(m.content)

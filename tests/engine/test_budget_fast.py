@@ -11,7 +11,7 @@ from synthgpt import ModelRequest
 from synthgpt.engine.budget import budget_for, prompt_tokens
 from synthgpt.profiles import as_profiles, output_limit, profile_for
 from synthgpt.seeding import canonical_json
-from synthgpt.tokens import count_message_tokens, count_one_message_tokens, count_tokens
+from synthgpt.tokens import count_message_tokens, count_tokens
 
 
 def _general_prompt_tokens(req: ModelRequest) -> int:
@@ -52,10 +52,10 @@ def test_prompt_tokens_as_the_general_path(body: dict[str, Any]) -> None:
     assert prompt_tokens(req) == _general_prompt_tokens(req)
 
 
-def test_one_message_count_is_the_conversation_count() -> None:
+def test_one_message_count_is_the_priming_the_message_overhead_and_its_text() -> None:
     for text in ["", " ", "hello world", "x" * 9, "a,b;c", "日本語 text\n"]:
-        assert count_one_message_tokens(text) == count_message_tokens([text])
-    assert count_one_message_tokens("Tell me about tide pools #1") == 3 + 4 + 9  # abou-t, pool-s
+        assert count_message_tokens([text]) == 3 + 4 + count_tokens(text)
+    assert count_message_tokens(["Tell me about tide pools #1"]) == 3 + 4 + 9  # abou-t, pool-s
 
 
 @pytest.mark.parametrize(
