@@ -133,7 +133,39 @@ _QUOTED_SUFFIXES: dict[str, list[bytes]] = {}
 _MAX_NUMBER = 4096
 
 
-class PlainChunks(Sequence[str]):
+class _Materialized(Sequence[_T]):
+    """A sequence made whole (`_all()`, kept) only when an item is read; its length known without it.
+    Equal to another of its class, or to a sequence of the type `_all()` gives, holding the same items."""
+
+    __slots__ = ()
+
+    def _all(self) -> list[_T] | tuple[_T, ...]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[_T]: ...
+    def __getitem__(self, index: int | slice) -> _T | Sequence[_T]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[_T]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        items = self._all()
+        if isinstance(other, type(self)):
+            other = other._all()
+        return isinstance(other, type(items)) and items == other
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._all()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._all()!r})"
+
+
+class PlainChunks(_Materialized[str]):
     """`chunk_text(text, size)` of a text that is ASCII and that JSON writes as is (no `"`, no `\\`, no
     control character: `encode_basestring(piece)` is the piece between quotes), whose pieces are then
     every `size` characters, the last one shorter. The pieces are made as strs only if read; a run
@@ -175,27 +207,6 @@ class PlainChunks(Sequence[str]):
 
     def __len__(self) -> int:
         return -(-len(self.text) // self.size)
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        return self._all()[index]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, PlainChunks):
-            other = other._all()
-        return isinstance(other, list) and self._all() == other
-
-    def __hash__(self) -> int:
-        return hash(tuple(self._all()))
-
-    def __repr__(self) -> str:
-        return f"PlainChunks({self._all()!r})"
 
 
 _JSON_ESCAPED = bytes(range(0x20)) + b'"\\'
@@ -270,10 +281,10 @@ def render_sse(parts: Sequence[Part]) -> bytes:
     return b"".join(out)
 
 
-class LazyFrames(Sequence[Frame]):
+class LazyFrames(_Materialized[Frame]):
     """The frames of `parts`, expanded the first time one is read: an unpaced stream only needs their
-    number (what a stream sent, for the journal and the metrics). Equal to any sequence of the same
-    frames, as the tuple `plan_wire` gives."""
+    number (what a stream sent, for the journal and the metrics). Equal to the tuple of the same frames,
+    as `plan_wire` gives it."""
 
     __slots__ = ("_frames", "_len", "_parts")
 
@@ -289,24 +300,3 @@ class LazyFrames(Sequence[Frame]):
 
     def __len__(self) -> int:
         return self._len
-
-    @overload
-    def __getitem__(self, index: int) -> Frame: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Frame]: ...
-    def __getitem__(self, index: int | slice) -> Frame | Sequence[Frame]:
-        return self._all()[index]
-
-    def __iter__(self) -> Iterator[Frame]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazyFrames):
-            other = other._all()
-        return isinstance(other, tuple) and self._all() == other
-
-    def __hash__(self) -> int:
-        return hash(self._all())
-
-    def __repr__(self) -> str:
-        return f"LazyFrames({self._all()!r})"
