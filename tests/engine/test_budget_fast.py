@@ -46,10 +46,11 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("body", REQUESTS)
-def test_prompt_tokens_as_the_general_path(body: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("body", "expected"), zip(REQUESTS, [16, 7, 12, 13, 10, 43, 23, 14, 4], strict=True))
+def test_prompt_tokens_as_the_general_path(body: dict[str, Any], expected: int) -> None:
     req = ModelRequest.from_dict(body)
     assert prompt_tokens(req) == _general_prompt_tokens(req)
+    assert prompt_tokens(req) == expected  # 3 + 4 + 9 for the first; 3 + (4 + 1) + (4 + 2) for "a", "b c"
 
 
 def test_one_message_count_is_the_priming_the_message_overhead_and_its_text() -> None:
