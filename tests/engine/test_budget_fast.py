@@ -46,7 +46,11 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize(("body", "expected"), zip(REQUESTS, [16, 7, 12, 13, 10, 43, 23, 14, 4], strict=True))
+PROMPT_TOKENS = [16, 7, 12, 13, 10, 43, 23, 14, 4]
+"""`prompt_tokens` of each of `REQUESTS`."""
+
+
+@pytest.mark.parametrize(("body", "expected"), list(zip(REQUESTS, PROMPT_TOKENS, strict=True)))
 def test_prompt_tokens_as_the_general_path(body: dict[str, Any], expected: int) -> None:
     req = ModelRequest.from_dict(body)
     assert prompt_tokens(req) == _general_prompt_tokens(req)
