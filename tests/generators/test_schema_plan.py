@@ -282,9 +282,14 @@ SEEDED_SCHEMAS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("index", range(len(SEEDED_SCHEMAS)))
 def test_values_drawn_from_their_seed_are_what_the_walk_draws(index: int) -> None:
-    schema = SEEDED_SCHEMAS[index]
-    for seed in range(200):
-        planned, walked, rng_a, rng_b = _both(schema, seed * 104729 + index, rng_first=seed % 4 == 0)
+    _draws_what_the_walk_draws(SEEDED_SCHEMAS[index], index, seeds=200, rng_every=4)
+
+
+def _draws_what_the_walk_draws(schema: dict[str, Any], index: int, seeds: int, rng_every: int) -> None:
+    """The compiled schema against the keyword walk over `seeds` seeds: the document and the RNG after it
+    (every `rng_every`-th seed draws from the RNG first)."""
+    for seed in range(seeds):
+        planned, walked, rng_a, rng_b = _both(schema, seed * 104729 + index, rng_first=seed % rng_every == 0)
         assert repr(planned) == repr(walked)
         assert rng_a == rng_b
 
@@ -526,11 +531,7 @@ _SIBLING_SCHEMAS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("index", range(len(_SIBLING_SCHEMAS)))
 def test_sibling_objects_mixed_at_once_draw_what_the_walk_draws(index: int) -> None:
-    schema = _SIBLING_SCHEMAS[index]
-    for seed in range(600):
-        planned, walked, rng_a, rng_b = _both(schema, seed * 104729 + index, rng_first=seed % 3 == 0)
-        assert repr(planned) == repr(walked)
-        assert rng_a == rng_b
+    _draws_what_the_walk_draws(_SIBLING_SCHEMAS[index], index, seeds=600, rng_every=3)
 
 
 def test_the_bench_order_mixes_its_object_siblings_at_once() -> None:
