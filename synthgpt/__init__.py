@@ -11,6 +11,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# isort: off
+from . import native  # noqa: F401  (first: on import it decides whether compiled modules or sources load)
+# isort: on
 from . import generators
 from .clock import Clock, FixedClock, StepClock, SystemClock, parse_clock
 from .engine import MockGPT

@@ -275,6 +275,14 @@ class DrawRandom(random.Random):
     def setstate(self, state: tuple[Any, ...]) -> None:
         _, self._s, self.gauss_next = state
 
+    # as `random.Random`'s, written again: compiled (synthgpt.native), the class would get mypyc's own
+    # pair, which copies and pickles the slots without the kept `gauss` value
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self.getstate()
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.setstate(state)
+
     def next64(self) -> int:
         """The next 64 random bits."""
         self._s = z = (self._s + _GAMMA) & _MASK

@@ -27,7 +27,10 @@ PARSED: dict[str, tuple[ModuleType, str, str]] = {
     "record": (record, record.HELP, record.DESCRIPTION),  # synthgpt/record/cli.py
 }
 # name -> module whose main(argv) parses the rest of the command line itself
-DELEGATED = {"check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.cli.explain"}
+DELEGATED = {
+    "check": "synthgpt.rules.check", "render": "synthgpt.render", "explain": "synthgpt.cli.explain",
+    "compile": "synthgpt.native",
+}
 
 Runner = Callable[[argparse.Namespace], int]
 

@@ -154,8 +154,9 @@ class _Materialized(Sequence[_T]):
 
     def __eq__(self, other: object) -> bool:
         items = self._all()
-        if isinstance(other, type(self)):
-            other = other._all()
+        # not isinstance(other, type(self)): compiled (synthgpt.native), that narrowing casts `other` always
+        if isinstance(other, _Materialized) and type(other) is type(self):
+            return items == other._all()
         return isinstance(other, type(items)) and items == other
 
     def __hash__(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from typing import Any
 
 from .._validation import size_range
 from ..errors import RuleError
@@ -98,13 +99,18 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
 _LAST_TOPIC: list[tuple[str, int, bool, str]] = [("", 3, False, "this")]
 
 
+# str.lower through the method object: compiled (synthgpt.native), `s.lower()` is mypyc's own lower case,
+# which writes a word's final capital sigma as σ where Python writes ς
+_lower = str.lower
+
+
 def _topic(window: str, limit: int, names_first: bool) -> str:
     words = (_ASCII_WORD if window.isascii() else _WORD).findall(window)
     if not words:
         return "this"
     # each word's lower case, and whether it can be part of a topic (a topic word never is "of"/"the"); no
     # word holds a space, nor does its lower case, so the words lowered at once split back one for one
-    lows = " ".join(words).lower().split(" ")
+    lows = _lower(" ".join(words)).split(" ")
     content = [lw not in _NOT_TOPIC and len(lw) >= 3 and not lw.isdigit() for lw in lows]
     lows.append("")
     content += [False, False]
@@ -474,8 +480,12 @@ class Prose(Generator[str]):
     """
 
     __slots__ = ("hi", "lo")
+    lo: int
+    hi: int
 
-    def __init__(self, min_sentences: int = 3, max_sentences: int = 5) -> None:
+    # `Any`, checked here: compiled (synthgpt.native), an `int` parameter would refuse a str with a bare
+    # TypeError before the check could name the generator and the argument
+    def __init__(self, min_sentences: Any = 3, max_sentences: Any = 5) -> None:
         size_range("prose", min_sentences, max_sentences, "sentences")
         if min_sentences < 2:
             raise RuleError("`prose` needs at least 2 sentences (an opener and a closer)")

@@ -243,7 +243,8 @@ def _encode(obj: Any, whole: bool = True) -> Any:
         if not math.isfinite(items[i]):
             raise _Unpackable
     for i in vectors:  # a sum is finite only when every number in it is
-        if items[i] and not math.isfinite(sum(map(sum, items[i]))):
+        # a float start: mypy reads `sum` of Any as an int, which compiled code (synthgpt.native) checks
+        if items[i] and not math.isfinite(sum(map(sum, items[i]), 0.0)):
             raise _Unpackable
     return items
 

@@ -27,7 +27,7 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         cli.main(["--help"])
     assert info.value.code == 0
-    assert "{serve,init,record,check,render,explain}" in capsys.readouterr().out
+    assert "{serve,init,record,check,render,explain,compile}" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

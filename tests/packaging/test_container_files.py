@@ -106,7 +106,9 @@ def test_the_makefile_rebuilds_a_venv_whose_python_cannot_run(tmp_path: Path) ->
     said = ".venv was made by a Python that cannot run synthgpt (3.11+ needed): rebuilding it\n"
     assert dry.stdout.startswith(said)
     assert not (tmp_path / ".venv").exists()
-    assert "-m venv .venv" in dry.stdout and "install --progress-bar on -e .\n" in dry.stdout  # no dev extra
+    # serving's install: the package and what `synthgpt compile` needs (mypyc), no dev extra
+    assert "-m venv .venv" in dry.stdout and "install --progress-bar on -e '.[native]'\n" in dry.stdout
+    assert ".venv/bin/synthgpt compile --if-stale" in dry.stdout
     for target, command in (("lint", ".venv/bin/ruff check ."), ("typecheck", ".venv/bin/mypy")):
         out = _make(tmp_path, target)
         assert command in out.stdout.splitlines() and "'.[dev]'" in out.stdout

@@ -1,0 +1,137 @@
+"""The compiled hot path (synthgpt/native.py): the same bytes as pure Python, and never a stale build.
+
+`make test` builds the compiled modules before the suite (`synthgpt compile --if-stale`), so the rest of
+the suite runs them; these tests run the same answers through a pure-Python interpreter beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from synthgpt import native
+from synthgpt.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Prints one digest per (case, prompt): status, headers and body of each answer, through the served app.
+# Prompts reach every compiled module's branches: topics in other scripts (the Greek final sigma that
+# mypyc's own str.lower() writes wrongly), list and steps questions, greetings, numbers, long text.
+SCRIPT = r"""
+import asyncio, hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+from bench.appbench import ROOT, AsgiCall, _synthgpt_app
+from bench.cases import CASES
+from synthgpt import native
+from synthgpt.cli import main
+
+PROMPTS = [
+    "Tell me about the history of bridges", "Tell me about οδοΣ σοφιαΣ", "ΟΔΟΣ ΣΟΦΙΑΣ",
+    "東京の天気はどうですか",
+    "Give me 5 ideas for a birthday party", "What are the steps to bake bread?", "hi", "hello there!",
+    "top three tips for sleeping better", "1 2 3", "café culture in Lisbon 🎉", "Explain QUIC vs TCP",
+    "a " * 300 + "long question about rivers", "List seven colours", "How do I reset my password?",
+    "Ünïcödé Straße ΣΊΣΥΦΟΣ", "", "Why? " * 20,
+]
+
+
+async def main():
+    rules = [str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]
+    apps = {"builtin": _synthgpt_app([], False), "rules": _synthgpt_app(rules, False)}
+    out = {"active": native.active(), "digests": {}}
+    for case in CASES:
+        for i, prompt in enumerate(PROMPTS):
+            body = json.dumps(case.make_body(prompt, 40 if case.stream else None, case.stream)).encode()
+            call = AsgiCall(case.path, body, case.headers)
+            status, data, _ = await call.run(apps[case.server])
+            heads = b"".join(k + b":" + v + b"\n" for k, v in call.headers)
+            digest = hashlib.sha256(str(status).encode() + b"\0" + heads + b"\0" + data).hexdigest()
+            out["digests"][f"{case.name}/{i}"] = digest
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+def _answers(pure: bool) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    if pure:
+        env[native.PURE_ENV] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(ROOT)], env=env, capture_output=True, text=True, timeout=300,
+        check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def _require_build() -> None:
+    if not native._current():
+        pytest.skip("the compiled modules are not built for these sources: run `make native`")
+
+
+def test_compiled_and_pure_python_answer_the_same_bytes() -> None:
+    _require_build()
+    compiled, pure = _answers(pure=False), _answers(pure=True)
+    assert (compiled["active"], pure["active"]) == (True, False)
+    assert isinstance(compiled["digests"], dict) and len(compiled["digests"]) == 7 * 18
+    assert compiled["digests"] == pure["digests"]
+
+
+def _loaded_from(env: dict[str, str]) -> dict[str, str]:
+    code = "import importlib, json, synthgpt.native as n; print(json.dumps({m: importlib.import_module(m)" \
+           ".__file__ for m in n.COMPILED}))"  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    loaded: dict[str, str] = json.loads(done.stdout)
+    return loaded
+
+
+def test_a_build_loads_every_compiled_module_and_the_variable_none() -> None:
+    _require_build()
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    assert all(Path(f).suffix == ".so" for f in _loaded_from(env).values()), _loaded_from(env)
+    assert all(Path(f).suffix == ".py" for f in _loaded_from({**env, native.PURE_ENV: "1"}).values())
+
+
+def test_sources_that_changed_since_the_build_load_as_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    _require_build()
+    monkeypatch.setattr(native, "_digest", lambda: "0" * 16)  # what an edit does to the digest
+    assert not native._current()
+    finder = native._FromSource()
+    for name in native.COMPILED:
+        spec = finder.find_spec(name, None)
+        assert spec is not None and spec.origin is not None and spec.origin.endswith(".py"), name
+    assert finder.find_spec("synthgpt.model", None) is None  # the rest load as they always do
+
+
+def test_the_digest_follows_every_source_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
+    monkeypatch.setattr(native, "_PACKAGE", tmp_path)
+    first = native._digest()
+    (tmp_path / "sub" / "b.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")  # a build's output
+    (tmp_path / "notes.txt").write_text("not a source")
+    assert native._digest() == first
+    (tmp_path / "sub" / "b.py").write_text("y = 3\n")  # an edit anywhere, not only in a compiled module
+    edited = native._digest()
+    (tmp_path / "c.py").write_text("")  # a new module
+    assert len({first, edited, native._digest()}) == 3
+
+
+def test_the_compile_command_says_when_the_build_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    _require_build()
+    assert main(["compile", "--if-stale"]) == 0
+    assert capsys.readouterr().out == (
+        f"synthgpt compile: the compiled modules are current (native_{native._digest()}__mypyc)\n"
+    )
+    assert main(["compile", "--nonsense"]) == 2
+    assert capsys.readouterr().err == "usage: synthgpt compile [--if-stale]  (needs mypy and a C compiler)\n"
