@@ -28,9 +28,14 @@ from types import ModuleType
 __all__ = ["COMPILED", "PURE_ENV", "active", "build", "guard", "main"]
 
 COMPILED: tuple[str, ...] = (
+    "synthgpt.codec.anthropic.encode",
     "synthgpt.codec.openai_chat.encode",
+    "synthgpt.codec.openai_responses.encode",
+    "synthgpt.codec.openai_responses.events",
     "synthgpt.codec.runs",
+    "synthgpt.engine.budget",
     "synthgpt.generators.prose",
+    "synthgpt.generators.template_plain",
     "synthgpt.journal.packing",
     "synthgpt.jsonutil",
     "synthgpt.seeding",
@@ -77,15 +82,20 @@ def _current() -> bool:
 
 
 class _FromSource(importlib.abc.MetaPathFinder):
-    """Finds the compiled set's modules as their `.py` files, ahead of the extensions beside them."""
+    """Finds synthgpt's modules as their `.py` files, ahead of any extension beside them, except the
+    compiled set's when `compiled` (a module left out of the set since an older build keeps that
+    build's extension until the next one: it must not load, nor must any of a stale build's)."""
+
+    def __init__(self, compiled: bool) -> None:
+        self.compiled = compiled
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED:
+        if not fullname.startswith(_PACKAGE.name + ".") or (self.compiled and fullname in COMPILED):
             return None
         source = _PACKAGE.joinpath(*fullname.split(".")[1:]).with_suffix(".py")
-        return importlib.util.spec_from_file_location(fullname, source)
+        return importlib.util.spec_from_file_location(fullname, source) if source.is_file() else None
 
 
 def guard() -> None:
@@ -93,11 +103,9 @@ def guard() -> None:
     global _active
     if any(isinstance(f, _FromSource) for f in sys.meta_path):
         return
-    if os.environ.get(PURE_ENV) or not _current():
-        sys.meta_path.insert(0, _FromSource())
-        _active = False
-    else:
-        _active = True
+    _active = not os.environ.get(PURE_ENV) and _current()
+    if _libraries():  # a pure install has no extension to keep out
+        sys.meta_path.insert(0, _FromSource(_active))
 
 
 def active() -> bool:
@@ -116,13 +124,9 @@ def build() -> Path:
     from setuptools import setup
 
     root = _PACKAGE.parent
-    for lib in _libraries():
-        lib.unlink()
-    for name in COMPILED:
-        stem = _PACKAGE.joinpath(*name.split(".")[1:])
-        for ext in stem.parent.glob(stem.name + ".*"):
-            if ext.suffix in (".so", ".pyd"):
-                ext.unlink()
+    for ext in _PACKAGE.rglob("*"):  # every older build's extensions, of modules in the set or not
+        if ext.suffix in (".so", ".pyd"):
+            ext.unlink()
     digest = _digest()
     cwd = os.getcwd()
     os.chdir(root)

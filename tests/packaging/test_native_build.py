@@ -99,15 +99,24 @@ def test_a_build_loads_every_compiled_module_and_the_variable_none() -> None:
     assert all(Path(f).suffix == ".py" for f in _loaded_from({**env, native.PURE_ENV: "1"}).values())
 
 
+def _origin(finder: native._FromSource, name: str) -> str | None:
+    spec = finder.find_spec(name, None)
+    return None if spec is None else spec.origin
+
+
 def test_sources_that_changed_since_the_build_load_as_python(monkeypatch: pytest.MonkeyPatch) -> None:
     _require_build()
     monkeypatch.setattr(native, "_digest", lambda: "0" * 16)  # what an edit does to the digest
     assert not native._current()
-    finder = native._FromSource()
+    stale, current = native._FromSource(compiled=False), native._FromSource(compiled=True)
+    package = ROOT / "synthgpt"
     for name in native.COMPILED:
-        spec = finder.find_spec(name, None)
-        assert spec is not None and spec.origin is not None and spec.origin.endswith(".py"), name
-    assert finder.find_spec("synthgpt.model", None) is None  # the rest load as they always do
+        source = str(package.joinpath(*name.split(".")[1:]).with_suffix(".py"))
+        assert (_origin(stale, name), _origin(current, name)) == (source, None), name
+    # any other module loads from source either way: an extension an older build left beside it never does
+    assert _origin(current, "synthgpt.model") == str(package / "model.py")
+    assert _origin(current, "synthgpt.codec") is None  # a package: the usual finders
+    assert _origin(current, "json") is None
 
 
 def test_the_digest_follows_every_source_and_nothing_else(
