@@ -102,7 +102,7 @@ class Answered:
         payload: Any = None,
         generation: Generation | None = None,
         first_delay_ms: float = 0.0,
-        error_headers: Any = _NEW_DICT,  # Any: compiled (synthgpt.native), `dict` would refuse the sentinel
+        error_headers: dict[str, str] = _NEW_DICT,
         failure: str | None = None,
         exception: Exception | None = None,
         replayable: bool = False,
@@ -130,7 +130,7 @@ class Answered:
         return self.wire.data if self.wire is not None else self.body
 
 
-_ANSWERED_SLOTS: tuple[Any, ...] = tuple(vars(Answered)[f.name].__set__ for f in fields(Answered))
+_ANSWERED_SLOTS: tuple[Any, ...] = tuple(Answered.__dict__[f.name].__set__ for f in fields(Answered))
 """Each field's slot setter, in field order (what `Answered.__init__` sets them with)."""
 
 
