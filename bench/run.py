@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +36,19 @@ HOST = "127.0.0.1"
 MB = 1024 * 1024
 INPROC_TARGET = 40_000
 """`MockGPT.generate` answers per second on the default rule, in one process."""
+
+
+def _build_of(root: Path) -> str:
+    """Whether the synthgpt under `root` runs its compiled modules (synthgpt/native.py) or pure Python."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "try:\n    import synthgpt.native as n\n"
+        "except ImportError:\n    print('pure Python: no compiled modules')\n"
+        "else:\n    print(f'{len(n.COMPILED)} modules compiled' if n.active() else 'pure Python')"
+    )
+    args = [sys.executable, "-c", code, str(root)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    return done.stdout.strip() or f"import failed: {done.stderr.strip()[-200:]}"
 
 
 class Bench:
@@ -106,7 +120,7 @@ class Bench:
             f"   machine: {platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()},"
             f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
-        print(f"   synthgpt: {self.s.synthgpt_root or ROOT}")
+        print(f"   synthgpt: {self.s.synthgpt_root or ROOT} ({_build_of(self.s.synthgpt_root or ROOT)})")
         print(f"   load generator: {self.gen.name}")
         print(f"   pinning: {self.plan.describe()}")
         print(
