@@ -418,10 +418,13 @@ def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
     table = _byte_table(alphabet)
     # always whole 64-byte digests (blake2b's longest; the digest size is one of its inputs), so a shorter
     # token from a seed is a prefix of a longer one
-    first = hashlib.blake2b(b"%d" % seed).digest()
+    # the seed's digits by an f-string: compiled (synthgpt.native), `b"%d" % seed` of an int parameter
+    # above 2**62 leaks a reference to the int (mypyc; tests/packaging/test_native_build.py)
+    digits = f"{seed}".encode()
+    first = hashlib.blake2b(digits).digest()
     if length <= 64:
         return first[:length].translate(table).decode()
-    more = [hashlib.blake2b(b"%d:%d" % (seed, i)).digest() for i in range(1, (length + 63) // 64)]
+    more = [hashlib.blake2b(b"%b:%d" % (digits, i)).digest() for i in range(1, (length + 63) // 64)]
     return b"".join([first, *more])[:length].translate(table).decode()
 
 

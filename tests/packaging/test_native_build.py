@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -58,16 +59,20 @@ asyncio.run(main())
 """
 
 
-def _answers(pure: bool) -> dict[str, object]:
+def _run_script(script: str, pure: bool) -> str:
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     if pure:
         env[native.PURE_ENV] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(ROOT)], env=env, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-c", script, str(ROOT)], env=env, capture_output=True, text=True, timeout=300,
         check=False, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    result: dict[str, object] = json.loads(done.stdout)
+    return done.stdout
+
+
+def _answers(pure: bool) -> dict[str, object]:
+    result: dict[str, object] = json.loads(_run_script(SCRIPT, pure))
     return result
 
 
@@ -144,3 +149,57 @@ def test_the_compile_command_says_when_the_build_is_current(capsys: pytest.Captu
     )
     assert main(["compile", "--nonsense"]) == 2
     assert capsys.readouterr().err == "usage: synthgpt compile [--if-stale]  (needs mypy and a C compiler)\n"
+
+
+LEAK_SCRIPT = r"""
+import asyncio, gc, json, sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+from bench.appbench import AsgiCall, _synthgpt_app
+from bench.cases import CASES
+from bench.distinct import bodies
+from synthgpt import native
+
+app = _synthgpt_app([], False)
+grown = {}
+for case in [c for c in CASES if c.name in ("chat", "messages_stream")]:
+    async def run(reqs):
+        for body in reqs:
+            await AsgiCall(case.path, body, case.headers).run(app)
+    tracemalloc.start()
+    asyncio.run(run(bodies(case, 1500)))  # the journal (1,000 calls) full: what stays is what leaks
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    asyncio.run(run(bodies(case, 2000, 10**6)))
+    gc.collect()
+    grown[case.name] = (tracemalloc.get_traced_memory()[0] - before) / 2000
+    tracemalloc.stop()
+print(json.dumps({"active": native.active(), "grown": grown}))
+"""
+
+
+def test_compiled_answers_keep_no_memory_pure_python_would_not() -> None:
+    # mypyc leaked a reference to every int above 2**62 that `b"%d" % seed` formatted from an `int`
+    # parameter (`token_from_seed`: ~58 bytes a chat answer, 80 MB after 200k answers in `make bench`)
+    _require_build()
+    compiled, pure = (json.loads(_run_script(LEAK_SCRIPT, pure=p)) for p in (False, True))
+    assert (compiled["active"], pure["active"]) == (True, False)
+    for case, grown in compiled["grown"].items():
+        assert grown < pure["grown"][case] + 8, (case, compiled["grown"], pure["grown"])  # bytes a request
+
+
+def test_a_token_from_a_64_bit_seed_keeps_nothing() -> None:
+    if not native.active():
+        pytest.skip("this process runs pure Python: the compiled modules are not built or not current")
+    from synthgpt.seeding import token_from_seed
+
+    top = 2**64 - 1  # seeds above 2**62: ints mypyc keeps as objects
+    token_from_seed(top, 32)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    # each seed made while traced and dropped after its call: one that leaked stays allocated
+    short = [token_from_seed(top - i, 24) for i in range(10_000)]
+    long = [token_from_seed(top - i, 80) for i in range(10_000)]  # more than one digest
+    del short, long
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown < 4096, grown  # ~40 bytes a call when each seed leaked
