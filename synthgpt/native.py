@@ -9,8 +9,8 @@ no library of the current digest is present. An edit therefore falls back to pur
 the next build; all or none, because compiled modules call each other in C and inline each other's
 `Final` constants.
 
-Compiled or not, the answers are the same bytes (`tests/test_native.py`). `SYNTHGPT_PURE_PYTHON=1` forces
-the pure modules, to tell whether a difference comes from the build.
+Compiled or not, the answers are the same bytes (`tests/packaging/test_native_build.py`).
+`SYNTHGPT_PURE_PYTHON=1` forces the pure modules, to tell whether a difference comes from the build.
 """
 
 from __future__ import annotations
