@@ -7,14 +7,22 @@ from pathlib import Path
 
 import pytest
 
-# Imported here so the inner sessions reuse them: pytester drops modules first imported inside a run.
+# Imported here so the inner sessions reuse them: pytester drops modules first imported inside a run. A
+# rule file read inside one imports yaml_source (and PyYAML) first: dropped, a later test re-imported them
+# beside modules still holding the old ones, and read no rule file ("could not determine a constructor for
+# the tag None" in tests/state, when both ran in one process).
+import synthgpt.generators.template_scope
 import synthgpt.rules.loader
+import synthgpt.rules.yaml_source
 import synthgpt.server
 import synthgpt.testing.plugin
 import synthgpt.testing.snapshots
 
 pytest_plugins = ["pytester"]
-_PRELOADED = (synthgpt.rules.loader, synthgpt.server, synthgpt.testing.plugin, synthgpt.testing.snapshots)
+_PRELOADED = (
+    synthgpt.generators.template_scope, synthgpt.rules.loader, synthgpt.rules.yaml_source, synthgpt.server,
+    synthgpt.testing.plugin, synthgpt.testing.snapshots,
+)
 
 
 @pytest.fixture(autouse=True)
