@@ -1,5 +1,5 @@
-"""`prompt_tokens`' path for a prompt of one text message gives the count of the general path, and the
-budget (limits under profiles and context windows) follows from it as before."""
+"""`prompt_tokens` pinned for messages, tool calls, tools and embeddings inputs, and the budget (limits under
+profiles and context windows) following from it."""
 
 from __future__ import annotations
 
@@ -10,24 +10,7 @@ import pytest
 from synthgpt import ModelRequest
 from synthgpt.engine.budget import budget_for, prompt_tokens
 from synthgpt.profiles import as_profiles, output_limit, profile_for
-from synthgpt.seeding import canonical_json
 from synthgpt.tokens import count_message_tokens, count_tokens
-
-
-def _general_prompt_tokens(req: ModelRequest) -> int:
-    """`prompt_tokens` as it was, every request the same way."""
-    texts: list[str] = []
-    for m in req.messages:
-        texts.append(m.content)
-        if m.tool_calls:
-            texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
-    if req.inputs:
-        texts.extend(req.inputs)
-    n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
-    for t in req.tools:
-        n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
-    return n
-
 
 _TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
                                           "parameters": {"type": "object", "properties": {}}}}  # fmt: skip
@@ -51,9 +34,10 @@ PROMPT_TOKENS = [16, 7, 12, 13, 10, 43, 23, 14, 4]
 
 
 @pytest.mark.parametrize(("body", "expected"), list(zip(REQUESTS, PROMPT_TOKENS, strict=True)))
-def test_prompt_tokens_as_the_general_path(body: dict[str, Any], expected: int) -> None:
+def test_prompt_tokens_of_each_kind_of_prompt(body: dict[str, Any], expected: int) -> None:
     req = ModelRequest.from_dict(body)
-    assert prompt_tokens(req) == _general_prompt_tokens(req)
+    if len(req.messages) == 1 and not req.tools and not req.messages[0].tool_calls:  # the priming, the
+        assert prompt_tokens(req) == 3 + 4 + count_tokens(req.messages[0].content)  # message, its text
     assert prompt_tokens(req) == expected  # 3 + 4 + 9 for the first; 3 + (4 + 1) + (4 + 2) for "a", "b c"
 
 
@@ -84,7 +68,7 @@ def test_budget_under_profiles_and_windows(
     req = ModelRequest.from_dict(body)
     _, profiles = as_profiles(models)
     profile = profile_for(profiles, "m") if profiles else None
-    tokens = _general_prompt_tokens(req)
+    tokens = prompt_tokens(req)  # pinned above
     try:  # a refusal (a window the prompt and the reserved output do not fit) must be the same refusal
         expected: Any = (tokens, output_limit(req, tokens, profile, window),
                          profile is not None and profile.reasoning)  # fmt: skip
