@@ -99,8 +99,8 @@ def topic(text: str, limit: int = 3, *, names_first: bool = False) -> str:
 _LAST_TOPIC: list[tuple[str, int, bool, str]] = [("", 3, False, "this")]
 
 
-# str.lower through the method object: compiled (synthgpt.native), `s.lower()` is mypyc's own lower case,
-# which writes a word's final capital sigma as σ where Python writes ς
+# Every lower case in this module is str.lower through the method object: compiled (synthgpt.native),
+# `s.lower()` is mypyc's own lower case, which writes a word's final capital sigma as σ where Python writes ς
 _lower = str.lower
 
 
@@ -179,7 +179,7 @@ def _answer_shape(text: str) -> str:
         return "greeting"
     # ASCII text (nearly all): a shape's pattern can only match where one of its words is, and looking for
     # those is a fast substring test; other text may match case-insensitively in ways lower() does not show
-    low = text.lower() if text.isascii() else None
+    low = _lower(text) if text.isascii() else None
     if low is not None and "```" not in low and not _ANY_HINT.search(" " + low):
         return "prose"  # most questions: no shape's word anywhere, found in one pass rather than four
     for shape, pattern, words in _SHAPES:
@@ -443,7 +443,7 @@ def _count_asked(text: str) -> int | None:
     found = _COUNT.search(text)
     if found is None:
         return None
-    word = found.group(1).lower()
+    word = _lower(found.group(1))
     count = _NUMBERS.get(word) or int(word)
     return min(max(count, 1), _MAX_ITEMS)
 
@@ -467,7 +467,7 @@ def sentence_about(rng: random.Random, subject: str, max_len: int | None = None)
 
 
 def _identifier(subject: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", subject.lower()) if w not in _DETERMINERS] or ["items"]
+    words = [w for w in re.findall(r"[a-z0-9]+", _lower(subject)) if w not in _DETERMINERS] or ["items"]
     return "_".join(words)
 
 
@@ -552,7 +552,7 @@ class Prose(Generator[str]):
         camel = name.split("_")[0] + "".join(p.capitalize() for p in name.split("_")[1:])
         # "the {t} entries": the topic without its determiner ("the your invoices"), or none at all
         first, _, rest = subject.partition(" ")
-        bare = rest if first.lower() in _DETERMINERS else subject
+        bare = rest if _lower(first) in _DETERMINERS else subject
         bare = "matching" if subject == "this" or not bare else bare
         code = _CODE_BODIES[lang].format(f=name, F=camel, t=bare, n=noun, m=other)
         explain = words.fill(rng.choice(_BODY))
