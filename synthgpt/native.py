@@ -72,9 +72,10 @@ def _library_name(digest: str) -> str:
     return f"{_LIB_PREFIX}{digest}{_LIB_SUFFIX}"
 
 
-def _current() -> bool:
-    """Whether a library built from today's sources is present, for this interpreter."""
-    libs = _libraries()  # a listing, before any hashing: a pure install pays only this
+def _current(libs: list[Path] | None = None) -> bool:
+    """Whether a library built from today's sources is among `libs` (default: those present), for this
+    interpreter."""
+    libs = _libraries() if libs is None else libs  # a listing before any hashing: all a pure install pays
     if not libs:
         return False
     names = {_library_name(_digest()) + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
@@ -103,8 +104,9 @@ def guard() -> None:
     global _active
     if any(isinstance(f, _FromSource) for f in sys.meta_path):
         return
-    _active = not os.environ.get(PURE_ENV) and _current()
-    if _libraries():  # a pure install has no extension to keep out
+    libs = _libraries()
+    _active = not os.environ.get(PURE_ENV) and _current(libs)
+    if libs:  # a pure install has no extension to keep out
         sys.meta_path.insert(0, _FromSource(_active))
 
 
