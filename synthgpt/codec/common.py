@@ -264,12 +264,14 @@ def json_depth(value: Any, stop: int) -> int:
     return deepest
 
 
-def check_schema(schema: dict[str, Any], param: str, subject: str, *, tool: bool = False) -> None:
+def check_schema(schema: Any, param: str, subject: str, *, tool: bool = False) -> None:
     """Refuse (RequestError naming `param`) a request's schema that synthgpt cannot draw documents from;
     `tool`: the schema is a function's parameters (OpenAI's code `invalid_function_parameters`).
 
     Checked when the request is decoded, whichever rule then answers: a request is accepted or refused
     for what it is, not for which rule happened to match. The check is cached per distinct schema.
+    `schema` is whatever the body held (`Any`: compiled, synthgpt.native, a `dict` parameter would refuse
+    an int with a TypeError before this check could name the field).
     """
     from ..errors import SchemaError
     from ..generators.structured import compiled_schema

@@ -58,8 +58,10 @@ class Wording:
                             code="missing_required_parameter" if self.codes else None)  # fmt: skip
 
     def out_of_range(
-        self, param: str, kind: str, value: float, lo: float | None, hi: float | None
+        self, param: str, kind: str, value: int | float, lo: int | float | None, hi: int | float | None
     ) -> RequestError:
+        # `int | float`, not `float`: compiled (synthgpt.native), a `float` parameter turns an int into a
+        # float, and the message would quote -1 as -1.0
         above = lo is None or not value < lo
         if self.anthropic:
             bound = f"less than or equal to {hi:g}" if above else f"greater than or equal to {lo:g}"

@@ -212,7 +212,7 @@ class MockGPT:
         resolved = rules.resolve(req, self.counter)
         rule = resolved.rule
         seed = self._answer_seed(rule.name, req.fingerprint())
-        now = self.clock.now()
+        now = float(self.clock.now())  # a clock may return an int: compiled, the draw would make it a float
         reads: list[int] = []  # the draw's reads of the call count, if any
         try:
             out = draw_output(
