@@ -230,3 +230,20 @@ def test_templates_see_the_clock_reading() -> None:
         [Rule("r", m.always(), g.template("{{ now|int }} #{{ call_index }}"))], clock=StepClock(10, step=5)
     )
     assert [mock.generate(ASK).text for _ in range(3)] == ["10 #0", "15 #1", "20 #2"]
+
+
+class _WholeSeconds:
+    """A clock of the user's own that reads ints, where the `Clock` protocol says float."""
+
+    def now(self) -> float:
+        return 1_700_000_000
+
+
+def test_a_clock_reading_ints_draws_what_its_float_reading_draws() -> None:
+    # compiled (synthgpt.native) the draw takes `now` as a float whatever the clock gives; the engine
+    # makes it one first, so templates see the same reading compiled and pure
+    rules = [Rule("r", m.always(), g.template("{{ now }}"))]
+    ints, floats = MockGPT(rules, clock=_WholeSeconds()), MockGPT(rules, clock=FixedClock(1_700_000_000))
+    assert ints.generate(ASK).text == floats.generate(ASK).text == "1700000000.0"
+    at = ints.journal.list()[-1].at
+    assert at == 1_700_000_000.0 and type(at) is float
