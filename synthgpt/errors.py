@@ -31,7 +31,6 @@ The statuses on the right are `synthgpt.pipeline.REFUSALS`, the one table the se
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 
 
@@ -219,5 +218,7 @@ class ReadTimedOut(Exception):
 
 def suggest(name: str, known: Iterable[str]) -> str | None:
     """The closest known name, if one is close enough to be a plausible typo."""
+    import difflib  # with the first misspelt name: ~0.2 MB a server that never sees one does not keep
+
     matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return matches[0] if matches else None

@@ -7,7 +7,6 @@ drawing them and validates drawn values. `schema.FromSchema` draws with it.
 
 from __future__ import annotations
 
-import difflib
 import math
 import random
 from collections.abc import Callable
@@ -406,6 +405,8 @@ class _Schema:
         for k in s:  # every keyword of this level before any level below: the same error whatever the order
             if k not in _KEYWORDS and k not in _ANNOTATIONS:
                 # a high cutoff: only plain typos get a hint, not e.g. patternProperties -> properties
+                import difflib  # only for a refused schema (see errors.suggest)
+
                 close = difflib.get_close_matches(k, _KEYWORDS, n=1, cutoff=0.8)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise SchemaError(

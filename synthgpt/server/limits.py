@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -178,6 +177,8 @@ def die_with_parent(parent: int) -> None:
     process exits at once.
     """
     if sys.platform.startswith("linux"):
+        import ctypes  # here, in workers only: ~0.4 MB a single server does not keep
+
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0:  # 1 = PR_SET_PDEATHSIG
