@@ -53,7 +53,10 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.tokens",
 )
 """Modules compiled by `build`. Each must import cleanly under mypyc: no class that uncompiled code
-subclasses, no attribute set on its functions or classes from outside, no slot tricks."""
+subclasses or that users are offered (MockGPT, Rule, Limits), no `list` subclass, no attribute set on its
+functions or classes from outside, no slot tricks; a parameter that receives a request's unchecked value
+takes `Any`, one that may receive an int where a float is meant `int | float` (compiled, a `float`
+parameter makes an int a float). docs/operations.md says why the others stay out."""
 
 PURE_ENV = "SYNTHGPT_PURE_PYTHON"
 _PACKAGE = Path(__file__).resolve().parent
