@@ -44,8 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(os.environ)
     args = parser.parse_args(args_list)
     if args.command == "serve":
+        from ..native import PURE_ENV  # read on import, by no flag
         from ..server.run import ENV_VAR
 
-        for warning in unknown_variables(commands(parser), os.environ, internal=(ENV_VAR,)):
+        for warning in unknown_variables(commands(parser), os.environ, internal=(ENV_VAR, PURE_ENV)):
             print(f"synthgpt serve: warning: {warning}", file=sys.stderr)
     return runner(args.command)(args)

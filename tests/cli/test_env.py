@@ -129,3 +129,12 @@ def test_init_writes_a_starter_that_checks_clean_and_keeps_the_builtin_rules(
     assert "rules.yaml already exists (--force overwrites it)" in capsys.readouterr().err
     assert cli.main(["init", "other.yaml"]) == 0
     assert cli.main(["init", "--force"]) == 0
+
+
+def test_the_pure_python_switch_is_a_setting_not_a_typo(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `SYNTHGPT_PURE_PYTHON=1` (synthgpt.native) is read on import, not by a flag: serve took it for a
+    # misspelt SYNTHGPT_PATH
+    serve_config(monkeypatch, [], {"SYNTHGPT_PURE_PYTHON": "1"})
+    assert capsys.readouterr().err == ""
