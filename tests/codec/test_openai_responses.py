@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -512,6 +513,31 @@ def test_store_false_is_not_kept_and_stores_are_per_codec() -> None:
     rid = codec.body(out, req)["id"]
     assert rid in codec.store
     assert rid not in ResponsesCodec().store
+
+
+def test_the_store_keeps_conversations_packed_and_gives_them_back_equal() -> None:
+    # live, a thousand short conversations (a prompt and its drawn answer) held 1.8 MB; packed ~0.6 MB
+    codec = ResponsesCodec(store_size=1)
+    mock = MockGPT(seed=1, journal_size=0)  # the built-in rules: a paragraph or two of prose
+
+    def conversation(i: int) -> tuple[str, tuple[Message, ...]]:
+        request = codec.decode({"model": "m", "input": f"tell me about bridges, number {i}"}, {}, {})
+        rid = codec.body(mock.generate(request), request)["id"]
+        return rid, codec.store.get(rid) or ()
+
+    store = ResponseStore(1000)
+    tracemalloc.start()  # before the conversations are made: what only the store holds is freed below
+    for i in range(300):
+        rid, messages = conversation(i)
+        store.put(rid, messages)
+    assert len(messages) == 2 and messages[0].content.endswith("number 299")
+    assert store.get(rid) == messages and store.get(rid) is not store.get(rid)
+    del messages
+    held = tracemalloc.get_traced_memory()[0]
+    store.clear()
+    kept = (held - tracemalloc.get_traced_memory()[0]) / 300
+    tracemalloc.stop()
+    assert kept < 1000, kept  # bytes a conversation (live: ~1,750)
 
 
 def test_store_is_bounded_lru() -> None:

@@ -11,8 +11,8 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
-from synthgpt.journal.packing import pack, pickled, unpack_pair
-from synthgpt.model import ModelOutput, ModelRequest, StreamPlan
+from synthgpt.journal.packing import pack, pack_messages, pickled, unpack_messages, unpack_pair
+from synthgpt.model import Message, ModelOutput, ModelRequest, StreamPlan
 from tests.codec.test_openai_chat import WEATHER
 
 
@@ -246,3 +246,29 @@ def test_a_replayed_pair_is_packed_once_and_a_new_request_with_its_output_again(
         blob, again = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0))
         assert not again and unpack_pair(blob) == (req, output)
     assert len(payloads._items) <= 16
+
+
+def test_a_conversation_packs_and_reads_back_equal_message_by_message() -> None:
+    # the Responses store keeps its conversations so: tool calls, a tool result, text and image parts
+    messages = ModelRequest.from_dict(ASKS[2]).messages
+    payload = pack_messages(messages)
+    assert payload[:1] == b"["
+    back = unpack_messages(payload)
+    assert type(back) is tuple and back == messages and back[0] is not messages[0]
+    for got, want in zip(_models(back), _models(messages), strict=True):
+        assert type(got) is type(want) and got.__dict__ == want.__dict__
+        assert [type(v) for v in got.__dict__.values()] == [type(v) for v in want.__dict__.values()]
+        assert got.model_fields_set == want.model_fields_set
+    assert unpack_messages(pack_messages(())) == ()
+
+
+class MyMessage(Message):
+    """A message class of a user's own: packed as pickle does, by its class."""
+
+
+def test_a_conversation_json_cannot_hold_is_pickled() -> None:
+    messages = (Message(role="user", content="x"), MyMessage(role="assistant", content="y"))
+    payload = pack_messages(messages)
+    assert payload[:1] == b"\x80"
+    back = unpack_messages(payload)
+    assert back == messages and type(back[1]) is MyMessage
