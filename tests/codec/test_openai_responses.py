@@ -540,6 +540,14 @@ def test_the_store_keeps_conversations_packed_and_gives_them_back_equal() -> Non
     assert kept < 1000, kept  # bytes a conversation (live: ~1,750)
 
 
+def test_a_conversation_that_cannot_be_packed_is_kept_as_it_is() -> None:
+    odd = Message.model_construct(**{**Message(role="user", content="x").__dict__, "name": lambda: 1})
+    store = ResponseStore(2)
+    store.put("a", (odd,))  # JSON and pickle both refuse the lambda
+    got = store.get("a")
+    assert got is not None and got == (odd,) and got[0] is odd
+
+
 def test_store_is_bounded_lru() -> None:
     store = ResponseStore(2)
     msg = (Message(role="user", content="x"),)
