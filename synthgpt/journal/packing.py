@@ -10,8 +10,8 @@ read back equal, floats must be finite. A record that fails a check, or holds a 
 here or a validated dict (an error's frozen ones), is pickled instead (`pickled`). Packed bytes never leave
 the process: the numbers of classes and field sets are this process's.
 
-The Responses store keeps its conversations packed the same way (`pack_messages`): a thousand short ones
-held 1.8 MB as live messages.
+The Responses store keeps its conversations packed the same way (`pack_messages`; its module says what
+that saves).
 """
 
 from __future__ import annotations
@@ -290,41 +290,42 @@ def _decode(items: list[Any]) -> Any:
 
 def pack(request: ModelRequest, output: ModelOutput) -> bytes:
     """The packed bytes of a record's request and output; `pickled` when JSON cannot hold them exactly."""
-    try:
-        packed = orjson.dumps((request, output), default=_encode)
-    except (_Unpackable, KeyError, TypeError):  # TypeError: orjson's word for a value it cannot write
-        return pickled(request, output)
-    # orjson's bytes keep the buffer it wrote them in (4 KB for a short call): a thousand records held that
-    # way took 2.5 MB more than their packed size. A copy is sized to fit: a slice, the cheapest copy,
-    # leaving out the closing bracket (`unpack_pair` puts it back; still `[` first, never pickle's opcode).
-    return packed[:-1]
+    return _packed((request, output))
 
 
 def unpack_pair(payload: bytes) -> tuple[ModelRequest, ModelOutput]:
     """The request and output `payload` packs (as JSON, or pickled by `pickled`)."""
-    if payload[:1] == _PICKLED:
-        request, output = pickle.loads(payload)  # bytes this process pickled itself
-    else:
-        request, output = map(_decode, orjson.loads(payload + b"]"))
+    request, output = _unpacked(payload)
     return request, output
 
 
 def pack_messages(messages: tuple[Message, ...]) -> bytes:
-    """The packed bytes of a conversation, as `pack` packs a record's pair (pickled when JSON cannot hold
-    it exactly); `unpack_messages` reads them back."""
-    try:
-        packed = orjson.dumps(messages, default=_encode)
-    except (_Unpackable, KeyError, TypeError):
-        return _pickle(messages)
-    return packed[:-1]  # a copy sized to fit (see `pack`)
+    """The packed bytes of a conversation, as `pack` packs a record's pair; `unpack_messages` reads them."""
+    return _packed(messages)
 
 
 def unpack_messages(payload: bytes) -> tuple[Message, ...]:
     """The messages `payload` packs (`pack_messages`)."""
+    return tuple(_unpacked(payload))
+
+
+def _packed(models: tuple[Any, ...]) -> bytes:
+    """A tuple of models as one JSON array, or pickled when JSON cannot hold them exactly."""
+    try:
+        packed = orjson.dumps(models, default=_encode)
+    except (_Unpackable, KeyError, TypeError):  # TypeError: orjson's word for a value it cannot write
+        return _pickle(models)
+    # orjson's bytes keep the buffer it wrote them in (4 KB for a short call): a thousand records held that
+    # way took 2.5 MB more than their packed size. A copy is sized to fit: a slice, the cheapest copy,
+    # leaving out the closing bracket (`_unpacked` puts it back; still `[` first, never pickle's opcode).
+    return packed[:-1]
+
+
+def _unpacked(payload: bytes) -> Any:
+    """The models `_packed` packed, in their order (a tuple pickled, a list as JSON)."""
     if payload[:1] == _PICKLED:
-        messages: tuple[Message, ...] = pickle.loads(payload)  # bytes this process pickled itself
-        return messages
-    return tuple(map(_decode, orjson.loads(payload + b"]")))
+        return pickle.loads(payload)  # bytes this process pickled itself
+    return list(map(_decode, orjson.loads(payload + b"]")))
 
 
 # --- the pickled form: models of classes not listed, subclasses of builtins (a FrozenDict in an error)
