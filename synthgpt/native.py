@@ -120,8 +120,19 @@ def guard() -> None:
         return
     libs = _libraries()
     _active = not os.environ.get(PURE_ENV) and _current(libs)
-    if libs:  # a pure install has no extension to keep out
+    if libs or _stubs():  # a pure install has no extension to keep out
         sys.meta_path.insert(0, _FromSource(_active))
+
+
+def _stubs() -> bool:
+    """Whether a compiled module's own extension is present: a stub that imports its build's library, which
+    may be gone (deleted, a build cut short, a copy that left it out), and must then not load."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    for name in COMPILED:
+        stem = _PACKAGE.joinpath(*name.split(".")[1:])
+        if any(stem.with_name(stem.name + suffix).exists() for suffix in suffixes):
+            return True
+    return False
 
 
 def active() -> bool:

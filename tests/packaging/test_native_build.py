@@ -124,6 +124,26 @@ def test_sources_that_changed_since_the_build_load_as_python(monkeypatch: pytest
     assert _origin(current, "json") is None
 
 
+def test_a_build_whose_library_is_gone_loads_as_python(tmp_path: Path) -> None:
+    # each compiled module's own extension is a stub that imports the build's shared library: with the
+    # library deleted (by hand, an interrupted build, a copy that left it out), the stubs must not load
+    _require_build()
+    import shutil
+
+    shutil.copytree(ROOT / "synthgpt", tmp_path / "synthgpt", ignore=shutil.ignore_patterns("__pycache__"))
+    for lib in (tmp_path / "synthgpt").glob(native._LIB_PREFIX + "*"):
+        lib.unlink()
+    # without `site`: the editable install's finder would find the library in the checkout instead
+    site_packages = [p for p in sys.path if p.endswith("site-packages")]
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *site_packages])
+    code = "import synthgpt, synthgpt.jsonutil as j, synthgpt.native as n; print(n.active(), j.__file__)"
+    done = subprocess.run([sys.executable, "-S", "-c", code], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == f"False {tmp_path / 'synthgpt' / 'jsonutil.py'}\n"
+
+
 def test_the_digest_follows_every_source_and_nothing_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
