@@ -12,12 +12,17 @@ send (what a straightforward Starlette StreamingResponse does), which is the bas
 stream target is measured against.
 
     python bench/ceiling_app.py --port 8001 --payloads payloads.json
+
+`--work-us N` adds N µs of CPU per request (Python building and parsing small JSON documents, as an app
+does): what a served answer costs an app whose own work is that much more than the ceiling's (PROFILE.md,
+round 11). Not used by `run.py`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -43,11 +48,21 @@ def _load(payloads: dict[str, Any]) -> dict[bytes, tuple[str, bytes | list[bytes
     return table
 
 
-def create_app(payloads: dict[str, Any]) -> Starlette:
+def _work(seconds: float) -> None:
+    """Spend `seconds` of this thread's CPU as an app spends it: small objects made, encoded, parsed."""
+    until, i = time.thread_time() + seconds, 0
+    while time.thread_time() < until:
+        json.loads(json.dumps({"a": [i, str(i), {"k": i * 2.5}], "b": "x" * (i % 50)}))
+        i += 1
+
+
+def create_app(payloads: dict[str, Any], work_us: float = 0.0) -> Starlette:
     table = _load(payloads)
 
     async def answer(request: Request) -> Response:
         await request.body()
+        if work_us:
+            _work(work_us / 1e6)
         found = table.get(request.scope["query_string"])
         if found is None:
             return PlainTextResponse("unknown case", status_code=404)
@@ -92,8 +107,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--payloads", type=Path, required=True)
     ap.add_argument("--batched-writes", action="store_true",
                     help="gather writes per loop pass as `synthgpt serve` does (server.writes)")  # fmt: skip
+    ap.add_argument("--work-us", type=float, default=0.0, metavar="N",
+                    help="spend N µs of CPU per request besides answering (PROFILE.md)")  # fmt: skip
     args = ap.parse_args(argv)
-    app = create_app(json.loads(args.payloads.read_text()))
+    app = create_app(json.loads(args.payloads.read_text()), args.work_us)
     uvicorn.run(
         app,
         host=args.host,

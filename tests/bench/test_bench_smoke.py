@@ -172,3 +172,45 @@ def test_appbench_runs_against_the_served_app(capsys: pytest.CaptureFixture[str]
     main(["--cases", "chat", "-n", "3", "--repeats", "1"])
     out = capsys.readouterr().out
     assert re.search(r"^chat\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+1/1", out, re.M), out
+
+
+@pytest.mark.parametrize(
+    ("stage", "journaled"), [("accept", 0), ("resolve", 23), ("pipeline", 23), ("app", 23)]
+)
+def test_instruction_stages_go_as_far_as_they_say(stage: str, journaled: int) -> None:
+    from bench.instructions import run_stage
+
+    assert run_stage("chat", stage, 3) == journaled  # 20 warm-up requests, then 3
+
+
+def test_instructions_without_valgrind_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from bench import instructions
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match=r"needs valgrind: apt-get install -y valgrind"):
+        instructions.main(["--cases", "chat"])
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(SystemExit, match=r"unknown nope, later \(cases: chat, "):
+        instructions.main(["--cases", "chat,nope", "--stages", "app,later"])
+
+
+def test_the_ceiling_with_work_spends_it_and_answers_the_same_bytes() -> None:
+    import asyncio
+    import time
+
+    from bench.appbench import AsgiCall
+    from bench.ceiling_app import create_app
+
+    payloads = {"chat": {"content_type": "application/json", "body": '{"ok":true}'}}
+
+    def call(work_us: float) -> tuple[int, bytes, float]:
+        started = time.thread_time()
+        status, body, _ = asyncio.run(
+            AsgiCall("/v1/chat/completions", b"{}", (), query="case=chat").run(create_app(payloads, work_us))
+        )
+        return status, body, time.thread_time() - started
+
+    assert call(0)[:2] == call(5000)[:2] == (200, b'{"ok":true}')
+    assert call(5000)[2] >= 0.005  # at least the work asked for: it runs until that much CPU has passed

@@ -1,0 +1,137 @@
+"""Instructions per distinct request, by stage, counted by cachegrind: a figure that does not move with the
+machine's load, to judge changes of a percent or two that timings (±5 % run to run here) cannot.
+
+For each case and stage a child process answers 30 and then 230 distinct requests (after a warm-up) under
+`valgrind --tool=cachegrind`; the difference of the two totals over 200 is one request's instructions,
+startup and imports cancelled out. The stages nest:
+
+- `accept`: parse, decode and fingerprint the request (`pipeline.accept`);
+- `resolve`: that, then the engine's answer (`MockGPT.resolve`: the rule search, the draw, the journal);
+- `pipeline`: that, then encoding the answer and finishing the call (`pipeline.respond`), as `render` does;
+- `app`: the served ASGI app, as `bench.distinct` calls it (the memo off): routing, observing, headers.
+
+    python -m bench.instructions                                 # chat, every stage (~4 min)
+    python -m bench.instructions --cases chat,schema --stages app
+    python -m bench.instructions --synthgpt-root /tmp/base       # another checkout, to compare
+
+Needs valgrind (`apt-get install -y valgrind`). The counts are of this interpreter and build: compare
+checkouts on one machine, with both compiled or both not (`SYNTHGPT_PURE_PYTHON=1` applies to the child).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+__all__ = ["STAGES", "main", "run_stage"]
+
+STAGES = ("accept", "resolve", "pipeline", "app")
+_FEW, _MANY = 30, 230
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> int:
+    """Answer `n` distinct requests of `case_name` up to `stage` (what the child does under cachegrind), with
+    the synthgpt of checkout `root` when given (the bench's own modules stay this checkout's); the number of
+    calls the engine journaled, warm-up included."""
+    from bench.appbench import ROOT, AsgiCall, _synthgpt_app
+    from bench.cases import CASES
+    from bench.distinct import bodies
+
+    if root is not None:
+        sys.path.insert(0, str(root))
+    from synthgpt.codec.headers import kept_raw_headers
+    from synthgpt.pipeline import Accepted, accept, finish_answered, respond
+    from synthgpt.server.routes import route_codecs
+
+    case = next(c for c in CASES if c.name == case_name)
+    rules = sorted((ROOT / "bench" / "rules").glob("*.yaml")) if case.server == "rules" else []
+    app: Any = _synthgpt_app([str(p) for p in rules], False)  # a Starlette app: its state holds the engine
+    mock = app.state.mock
+    codec = next(codec for route, codec in route_codecs() if route.path == case.path)
+    headers = kept_raw_headers(AsgiCall(case.path, b"", case.headers).scope["headers"])
+
+    def answer(body: bytes) -> None:
+        accepted = accept(mock, codec, body, headers, {}, path=case.path)
+        if stage == "accept" or not isinstance(accepted, Accepted):
+            return
+        if stage == "resolve":
+            drawn = mock.resolve(accepted.request)
+            mock.finish(drawn.record, None)
+            return
+        finish_answered(mock, respond(mock, codec, accepted))
+
+    async def served(reqs: list[bytes]) -> None:
+        for body in reqs:
+            await AsgiCall(case.path, body, case.headers).run(app)
+
+    for reqs in (bodies(case, 20, 10**6), bodies(case, n)):  # the warm-up, then the counted requests
+        if stage == "app":
+            asyncio.run(served(reqs))
+        else:
+            for body in reqs:
+                answer(body)
+    total: int = mock.journal.total
+    return total
+
+
+def _count(root: Path, case: str, stage: str, n: int) -> int:
+    """Instructions of one child run (`run_stage` under cachegrind)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same string hashes, so the same dict probes
+    child = [sys.executable, __file__, "--child", case, stage, str(n), "--synthgpt-root", str(root)]
+    done = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *child],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    found = _REFS.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"bench.instructions: {case}/{stage} failed:\n{done.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def main(argv: list[str] | None = None) -> None:
+    from bench.cases import CASES
+
+    ap = argparse.ArgumentParser(description="instructions per distinct request, by stage (cachegrind)")
+    ap.add_argument("--cases", default="chat")
+    ap.add_argument("--stages", default=",".join(STAGES))
+    ap.add_argument("--synthgpt-root", type=Path, help="count this checkout's synthgpt instead")
+    ap.add_argument("--child", nargs=3, metavar=("CASE", "STAGE", "N"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        case, stage, n = args.child
+        run_stage(case, stage, int(n), args.synthgpt_root)
+        return
+    if shutil.which("valgrind") is None:
+        raise SystemExit("bench.instructions needs valgrind: apt-get install -y valgrind")
+    names = [c.name for c in CASES]
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    unknown = [c for c in cases if c not in names] + [s for s in stages if s not in STAGES]
+    if unknown:
+        raise SystemExit(f"bench.instructions: unknown {', '.join(unknown)} (cases: {', '.join(names)}; "
+                         f"stages: {', '.join(STAGES)})")  # fmt: skip
+    root = (args.synthgpt_root or Path(__file__).resolve().parent.parent).resolve()
+    print(f"synthgpt from {root}; instructions per distinct request ({_MANY} - {_FEW} requests, cachegrind)")
+    print(f"{'case':<18} {'stage':<9} {'instructions':>12} {'added':>10}")
+    for case in cases:
+        before = 0
+        for stage in stages:
+            total = (_count(root, case, stage, _MANY) - _count(root, case, stage, _FEW)) // (_MANY - _FEW)
+            added = f"{total - before:+,}" if before else ""
+            print(f"{case:<18} {stage:<9} {total:>12,} {added:>10}", flush=True)
+            before = total
+
+
+if __name__ == "__main__":
+    main()
