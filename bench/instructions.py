@@ -8,7 +8,9 @@ startup and imports cancelled out. The stages nest:
 - `accept`: parse, decode and fingerprint the request (`pipeline.accept`);
 - `resolve`: that, then the engine's answer (`MockGPT.resolve`: the rule search, the draw, the journal);
 - `pipeline`: that, then encoding the answer and finishing the call (`pipeline.respond`), as `render` does;
-- `app`: the served ASGI app, as `bench.distinct` calls it (the memo off): routing, observing, headers.
+- `app`: the served ASGI app, as `bench.distinct` calls it (the memo off): routing, observing, headers;
+- `ceiling`: not a stage but the yardstick, `bench/ceiling_app.py` sending synthgpt's answer to the case's
+  request (the same bytes) to the same requests, as `bench.appbench` runs it.
 
     python -m bench.instructions                                 # chat, every stage (~4 min)
     python -m bench.instructions --cases chat,schema --stages app
@@ -39,7 +41,7 @@ if __package__ in (None, ""):
 
 __all__ = ["STAGES", "main", "run_stage"]
 
-STAGES = ("accept", "resolve", "pipeline", "app")
+STAGES = ("accept", "resolve", "pipeline", "app", "ceiling")
 _FEW, _MANY = 30, 230
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
@@ -75,9 +77,21 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
             return
         finish_answered(mock, respond(mock, codec, accepted))
 
+    query, served_app = "", app
+    if stage == "ceiling":
+        import httpx
+
+        from bench.cases import prepare
+        from bench.ceiling_app import create_app as ceiling_app
+
+        prep = prepare(case, "http://127.0.0.1:8000", transport=httpx.ASGITransport(app=app))
+        query, served_app = f"case={case.name}", ceiling_app({case.name: prep.ceiling_payload()})
+
     async def served(reqs: list[bytes]) -> None:
         for body in reqs:
-            await AsgiCall(case.path, body, case.headers).run(app)
+            status, _, _ = await AsgiCall(case.path, body, case.headers, query=query).run(served_app)
+            if status != 200:  # a refusal is not the path being counted
+                raise SystemExit(f"bench.instructions: {case_name}/{stage} answered {status}")
 
     # as many bodies made whatever `n`: making them is not the request's cost, and cancels out
     warm_up, counted = bodies(case, 20, 10**6), bodies(case, _MANY)[:n]
@@ -87,7 +101,7 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
             # journal hold): one in the longer run and none in the shorter would count it 200 times over
             gc.collect()
             gc.disable()
-        if stage == "app":
+        if stage in ("app", "ceiling"):
             asyncio.run(served(reqs))
         else:
             for body in reqs:
@@ -140,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
         before = 0
         for stage in stages:
             total = (_count(root, case, stage, _MANY) - _count(root, case, stage, _FEW)) // (_MANY - _FEW)
-            added = f"{total - before:+,}" if before else ""
+            added = f"{total - before:+,}" if before and stage != "ceiling" else ""
             print(f"{case:<18} {stage:<9} {total:>12,} {added:>10}", flush=True)
             before = total
 
