@@ -314,7 +314,7 @@ def _packed(models: tuple[Any, ...]) -> bytes:
     try:
         packed = orjson.dumps(models, default=_encode)
     except (_Unpackable, KeyError, TypeError):  # TypeError: orjson's word for a value it cannot write
-        return _pickle(models)
+        return pickled(models)
     # orjson's bytes keep the buffer it wrote them in (4 KB for a short call): a thousand records held that
     # way took 2.5 MB more than their packed size. A copy is sized to fit: a slice, the cheapest copy,
     # leaving out the closing bracket (`_unpacked` puts it back; still `[` first, never pickle's opcode).
@@ -358,14 +358,11 @@ _DISPATCH: dict[type, Callable[[Any], Any]] = dict(copyreg.dispatch_table)
 _DISPATCH.update((cls, _reduce) for cls in _MODELS)
 
 
-def pickled(request: ModelRequest, output: ModelOutput) -> bytes:
-    """The pair pickled (what JSON cannot hold exactly); raises what pickle raises (a lambda in `extra`)."""
-    return _pickle((request, output))
-
-
-def _pickle(value: Any) -> bytes:
+def pickled(models: tuple[Any, ...]) -> bytes:
+    """Models pickled (what JSON cannot hold exactly: `_packed`'s other form); raises what pickle raises (a
+    lambda in `extra`)."""
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _DISPATCH  # exact types only: a subclass of a model pickles as usual
-    pickler.dump(value)
+    pickler.dump(models)
     return buf.getvalue()

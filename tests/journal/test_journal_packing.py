@@ -118,7 +118,7 @@ def test_what_json_cannot_hold_exactly_is_pickled(extra: dict[Any, Any]) -> None
     request = ModelRequest.model_construct(**{**ModelRequest().__dict__, "extra": extra})
     output = ModelOutput()
     payload = pack(request, output)
-    assert payload == pickled(request, output)
+    assert payload == pickled((request, output))
     back, _ = unpack_pair(payload)
     assert back.extra.keys() == extra.keys() and type(next(iter(back.extra.values()))) is type(
         next(iter(extra.values()))
