@@ -128,11 +128,7 @@ def _stubs() -> bool:
     """Whether a compiled module's own extension is present: a stub that imports its build's library, which
     may be gone (deleted, a build cut short, a copy that left it out), and must then not load."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    for name in COMPILED:
-        stem = _PACKAGE.joinpath(*name.split(".")[1:])
-        if any(stem.with_name(stem.name + suffix).exists() for suffix in suffixes):
-            return True
-    return False
+    return any(Path(source).with_suffix(suffix).exists() for source in _sources() for suffix in suffixes)
 
 
 def active() -> bool:
