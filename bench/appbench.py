@@ -26,12 +26,15 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-__all__ = ["AsgiCall", "measure_app"]
+if TYPE_CHECKING:
+    from bench.cases import Case, Prepared
+
+__all__ = ["AsgiCall", "ceiling_for", "measure_app", "rule_files"]
 
 ROOT = Path(__file__).resolve().parent.parent
 Message = MutableMapping[str, Any]
@@ -103,6 +106,23 @@ def measure_app(app: App, call: AsgiCall, n: int, repeats: int) -> float:
     return asyncio.run(go())
 
 
+def rule_files() -> list[str]:
+    """The rule files of the `rules` cases (`Case.server == "rules"`), in order."""
+    return [str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]
+
+
+def ceiling_for(case: Case, app: App) -> tuple[Prepared, App]:
+    """The case's request and synthgpt's answer to it, captured from `app` in process, and the ceiling app
+    answering that request (`?case=<name>`) with those bytes. `Prepared.skip` says when it could not."""
+    import httpx
+
+    from bench.cases import prepare
+    from bench.ceiling_app import create_app
+
+    prep = prepare(case, "http://127.0.0.1:8000", transport=httpx.ASGITransport(app=app))  # an allowed Host
+    return prep, create_app({case.name: prep.ceiling_payload()} if not prep.skip else {})
+
+
 def _synthgpt_app(rule_files: list[str], memo: bool) -> App:
     from synthgpt.server.run import ServeConfig, create_app_from_config
 
@@ -121,7 +141,7 @@ def _unstreamed(body: bytes) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from bench.cases import CASES, prepare
+    from bench.cases import CASES
 
     ap = argparse.ArgumentParser(description="per-request CPU of the ASGI apps, in process")
     ap.add_argument("--cases", default=",".join(c.name for c in CASES))
@@ -139,27 +159,21 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.synthgpt_root:
         sys.path.insert(0, str(args.synthgpt_root.resolve()))
-    import httpx
-
-    from bench.ceiling_app import create_app as ceiling_app
-
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     memo: bool = args.memo
     apps = {
         "builtin": _synthgpt_app([], memo),
-        "rules": _synthgpt_app([str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))], memo),
+        "rules": _synthgpt_app(rule_files(), memo),
     }
     print(f"synthgpt from {__import__('synthgpt').__file__}; memo {'on' if memo else 'off (all drawn)'}")
     pair_head = f" {'non-stream us':>13} {'stream adds':>11}" if args.pair else ""
     print(f"{'case':<18} {'synthgpt us':>12} {'ceiling us':>11} {'ratio':>6} {'sends s/c':>10}{pair_head}")
     for case in (c for c in CASES if c.name in names):
         app = apps[case.server]
-        transport = httpx.ASGITransport(app=app)
-        prep = prepare(case, "http://127.0.0.1:8000", transport=transport)  # a Host the app allows
+        prep, ceiling = ceiling_for(case, app)
         if prep.skip:
             print(f"{case.name:<18} {prep.skip}")
             continue
-        ceiling: App = ceiling_app({case.name: prep.ceiling_payload()})
         s_call = AsgiCall(case.path, prep.body, case.headers)
         c_call = AsgiCall(case.path, prep.body, case.headers, query=f"case={case.name}")
         s_us = measure_app(app, s_call, args.n, args.repeats)

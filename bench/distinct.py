@@ -26,7 +26,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.appbench import ROOT, App, AsgiCall, _synthgpt_app
+from bench.appbench import ROOT, App, AsgiCall, _synthgpt_app, rule_files
 from bench.cases import CASES, PROMPT, Case
 
 __all__ = ["main"]
@@ -66,10 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.synthgpt_root:
         sys.path.insert(0, str(args.synthgpt_root.resolve()))
-    rule_files = [str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]
     apps = {
         "builtin": _synthgpt_app([], args.memo),
-        "rules": _synthgpt_app(rule_files, args.memo),
+        "rules": _synthgpt_app(rule_files(), args.memo),
     }
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     print(f"synthgpt from {__import__('synthgpt').__file__}")

@@ -50,7 +50,7 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
     """Answer `n` distinct requests of `case_name` up to `stage` (what the child does under cachegrind), with
     the synthgpt of checkout `root` when given (the bench's own modules stay this checkout's); the number of
     calls the engine journaled, warm-up included."""
-    from bench.appbench import ROOT, AsgiCall, _synthgpt_app
+    from bench.appbench import AsgiCall, _synthgpt_app, ceiling_for, rule_files
     from bench.cases import CASES
     from bench.distinct import bodies
 
@@ -61,8 +61,7 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
     from synthgpt.server.routes import route_codecs
 
     case = next(c for c in CASES if c.name == case_name)
-    rules = sorted((ROOT / "bench" / "rules").glob("*.yaml")) if case.server == "rules" else []
-    app: Any = _synthgpt_app([str(p) for p in rules], False)  # a Starlette app: its state holds the engine
+    app: Any = _synthgpt_app(rule_files() if case.server == "rules" else [], False)  # its state: the engine
     mock = app.state.mock
     codec = next(codec for route, codec in route_codecs() if route.path == case.path)
     headers = kept_raw_headers(AsgiCall(case.path, b"", case.headers).scope["headers"])
@@ -79,13 +78,7 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
 
     query, served_app = "", app
     if stage == "ceiling":
-        import httpx
-
-        from bench.cases import prepare
-        from bench.ceiling_app import create_app as ceiling_app
-
-        prep = prepare(case, "http://127.0.0.1:8000", transport=httpx.ASGITransport(app=app))
-        query, served_app = f"case={case.name}", ceiling_app({case.name: prep.ceiling_payload()})
+        query, served_app = f"case={case.name}", ceiling_for(case, app)[1]
 
     async def served(reqs: list[bytes]) -> None:
         for body in reqs:

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = r"""
 import asyncio, hashlib, json, sys
 sys.path.insert(0, sys.argv[1])
-from bench.appbench import ROOT, AsgiCall, _synthgpt_app
+from bench.appbench import AsgiCall, _synthgpt_app, rule_files
 from bench.cases import CASES
 from synthgpt import native
 from synthgpt.cli import main
@@ -42,8 +42,7 @@ PROMPTS = [
 
 
 async def main():
-    rules = [str(p) for p in sorted((ROOT / "bench" / "rules").glob("*.yaml"))]
-    apps = {"builtin": _synthgpt_app([], False), "rules": _synthgpt_app(rules, False)}
+    apps = {"builtin": _synthgpt_app([], False), "rules": _synthgpt_app(rule_files(), False)}
     out = {"active": native.active(), "digests": {}}
     for case in CASES:
         for i, prompt in enumerate(PROMPTS):
