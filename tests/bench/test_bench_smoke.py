@@ -197,10 +197,11 @@ def test_instructions_without_valgrind_say_what_to_install(monkeypatch: pytest.M
         instructions.main(["--cases", "chat,nope", "--stages", "app,later"])
 
 
-def test_the_ceiling_with_work_spends_it_and_answers_the_same_bytes() -> None:
+def test_the_ceiling_with_work_spends_it_and_answers_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
     import time
 
+    from bench import ceiling_app
     from bench.appbench import AsgiCall
     from bench.ceiling_app import create_app
 
@@ -215,3 +216,11 @@ def test_the_ceiling_with_work_spends_it_and_answers_the_same_bytes() -> None:
 
     assert call(0)[:2] == call(5000)[:2] == (200, b'{"ok":true}')
     assert call(5000)[2] >= 0.005  # at least the work asked for: it runs until that much CPU has passed
+    # and the work is the request's, asked once per request, in seconds (none without --work-us), whatever
+    # the app's own start costs on a slow machine
+    asked: list[float] = []
+    monkeypatch.setattr(ceiling_app, "_work", asked.append)
+    call(0)
+    call(5000)
+    call(250)
+    assert asked == [0.005, 0.00025]
