@@ -9,6 +9,9 @@ no library of the current digest is present. An edit therefore falls back to pur
 the next build; all or none, because compiled modules call each other in C and inline each other's
 `Final` constants.
 
+Compiled code never offers the GIL to another thread on its own, as the interpreter does every few ms:
+a compiled pass over a large input lets go of it between pieces itself (`synthgpt.gil`).
+
 Compiled or not, the answers are the same bytes (`tests/packaging/test_native_build.py`).
 `SYNTHGPT_PURE_PYTHON=1` forces the pure modules, to tell whether a difference comes from the build.
 """

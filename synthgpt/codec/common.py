@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..errors import RequestError
+from ..gil import LONG_TEXT, let_go
 from ..jsonutil import dumps
 
 if TYPE_CHECKING:
@@ -86,22 +88,27 @@ digits (with a two-digit exponent, more than 209 digits are needed to overflow).
 are fine (`1e-400`, a word like `tree123`): they only cost the stdlib parser's check of every decimal."""
 
 
-_SCAN_PIECE = 1 << 20
-"""Bytes translated per C call: one call holds the GIL throughout (~20 ms for 16 MB), and a large body is
-parsed in the worker thread while the event loop waits for the GIL (`server.offload`)."""
+_SCAN_PIECE = LONG_TEXT
+"""Bytes translated per C call: one call holds the GIL throughout (~1 ms a piece), so it is let go
+between pieces (`gil.let_go`)."""
+
+
+def _pieces(raw: bytes, table: bytes, overlap: int) -> Iterator[bytes]:
+    """`raw.translate(table)` a piece at a time, each piece running `overlap` bytes into the next (so a run
+    cut by a piece's end is seen whole there), the GIL let go between pieces."""
+    for start in range(0, len(raw), _SCAN_PIECE):
+        if start:
+            let_go()
+        yield raw[start : start + _SCAN_PIECE + overlap].translate(table)
 
 
 def _scan(raw: bytes, needles: tuple[bytes, ...]) -> bool:
-    """Whether the number shapes of `raw` hold any of `needles`, a piece at a time."""
+    """Whether the number shapes of `raw` hold any of `needles`."""
     if len(raw) <= _SCAN_PIECE:
         shapes = raw.translate(_DIGITS)
         return any(shapes.find(n) != -1 for n in needles)
-    overlap = max(map(len, needles)) - 1  # a run cut by a piece's end is seen whole in the next piece
-    for start in range(0, len(raw), _SCAN_PIECE):
-        shapes = raw[start : start + _SCAN_PIECE + overlap].translate(_DIGITS)
-        if any(shapes.find(n) != -1 for n in needles):
-            return True
-    return False
+    overlap = max(map(len, needles)) - 1
+    return any(any(s.find(n) != -1 for n in needles) for s in _pieces(raw, _DIGITS, overlap))
 
 
 def parse_json_body(raw: bytes) -> Any:
@@ -124,10 +131,12 @@ def parse_json_body(raw: bytes) -> Any:
             return parse_json_stdlib(raw)
         # brackets bound the depth from above: only a body with many of them is walked
         brackets = shapes.count(b"[") if len(raw) > MAX_JSON_DEPTH else 0
-    else:
-        if _scan(raw, (_WIDE_INTEGER,)):
-            return parse_json_stdlib(raw)
-        brackets = raw.count(b"[") + raw.count(b"{")
+    else:  # the same, a piece at a time; the brackets counted up to each piece's overlap
+        brackets = 0
+        for shapes in _pieces(raw, _SHAPES, len(_WIDE_INTEGER) - 1):
+            if shapes.find(_WIDE_INTEGER) != -1:
+                return parse_json_stdlib(raw)
+            brackets += shapes.count(b"[", 0, _SCAN_PIECE)
     if (
         brackets > MAX_JSON_DEPTH
         and isinstance(body, dict | list)
@@ -152,13 +161,19 @@ def parse_json_stdlib(raw: bytes) -> Any:
             f"We could not parse the JSON body of your request: byte {exc.start} is not valid UTF-8. "
             + _NOT_JSON
         ) from None
+    long = len(raw) > LONG_TEXT  # then the GIL is let go between the passes below (`gil.let_go`)
     try:
         # a number that overflows a double is rare enough to pay for a hook on every decimal only then
-        body = (_FINITE if _scan(raw, _MAYBE_HUGE) else _PLAIN)(text)
+        finite = _scan(raw, _MAYBE_HUGE)
+        if long:
+            let_go()
+        body = (_FINITE if finite else _PLAIN)(text)
     except _NotFinite as exc:
         raise RequestError(_not_finite_message(text, exc.literal)) from None
     except (ValueError, RecursionError) as exc:
         raise RequestError(f"We could not parse the JSON body of your request ({exc}). {_NOT_JSON}") from None
+    if long:
+        let_go()
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:  # rare: only then is the check paid
         try:
             json.dumps(body, ensure_ascii=False).encode()
@@ -174,7 +189,10 @@ def parse_json_stdlib(raw: bytes) -> Any:
                 "valid Unicode text. Escape both halves of a surrogate pair, or send the character as UTF-8."
             ) from None
     # brackets bound the depth from above: only a body with many of them is walked
-    brackets = text.count("[") + text.count("{")
+    if long:
+        brackets = sum(shapes.count(b"[") for shapes in _pieces(raw, _SHAPES, 0))
+    else:
+        brackets = text.count("[") + text.count("{")
     if brackets > MAX_JSON_DEPTH and json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
         raise RequestError(
             f"The JSON body of your request nests arrays and objects more than {MAX_JSON_DEPTH} levels deep. "
@@ -238,30 +256,36 @@ def _token_position(text: str, literal: str) -> int:
 
 
 _CONTAINERS = frozenset((dict, list))
+_WALK_PIECE = 4096
+"""Containers walked between two `let_go`s (~4 ms)."""
 
 
 def json_depth(value: Any, stop: int) -> int:
     """How many levels of arrays and objects `value` (parsed JSON: plain dicts and lists) nests (a
     scalar: 0), counting no further than `stop + 1`. Iterative, so any depth the parser accepted can be
     measured. A level of scalars only is passed over in one C pass (its values' types), not one Python
-    step per value: 2 million numbers took 280 ms, now 40."""
-    deepest = 0
-    todo: list[tuple[Any, int]] = [(value, 0)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, list):
-            continue
+    step per value: 2 million numbers took 280 ms, now 40.
+
+    Level by level, holding the containers themselves: a (container, depth) pair for each would be an
+    allocation the cyclic collector counts, and 100,000 messages' pairs set off a full collection of the
+    body (30-50 ms holding the GIL)."""
+    depth = 0
+    level: list[Any] = [value] if type(value) in _CONTAINERS else []
+    walked = 0
+    while level:
         depth += 1
-        if depth > deepest:
-            deepest = depth
-            if deepest > stop:
-                return deepest
-        if _CONTAINERS.isdisjoint(map(type, item)):
-            continue
-        todo.extend((child, depth) for child in item if type(child) in _CONTAINERS)
-    return deepest
+        if depth > stop:
+            return depth
+        below: list[Any] = []
+        for item in level:
+            walked += 1
+            if walked % _WALK_PIECE == 0:
+                let_go()
+            values = item.values() if type(item) is dict else item
+            if not _CONTAINERS.isdisjoint(map(type, values)):
+                below.extend(child for child in values if type(child) in _CONTAINERS)
+        level = below
+    return depth
 
 
 def check_schema(schema: Any, param: str, subject: str, *, tool: bool = False) -> None:

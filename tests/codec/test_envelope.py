@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from synthgpt.codec.common import parse_json_stdlib
+from synthgpt.codec.common import MAX_JSON_DEPTH, json_depth, parse_json_stdlib
 from synthgpt.codec.envelope import decode_envelope, parse_body
 from synthgpt.codec.headers import KeptHeaders, journal_headers, kept_raw_headers
 from synthgpt.errors import RequestError
@@ -129,3 +129,31 @@ def test_the_shapes_table_is_the_digits_table_with_both_opening_brackets_as_one(
 
     assert [b for b in range(256) if _SHAPES[b] != _DIGITS[b]] == [ord("["), ord("{")]
     assert _SHAPES[ord("[")] == _SHAPES[ord("{")] == ord("[") and _DIGITS[ord("[")] != ord("0")
+
+
+def _depth(value: Any) -> int:
+    """The nesting of parsed JSON, recursively: the reference `json_depth` walks without recursion."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif not isinstance(value, list):
+        return 0
+    return 1 + max(map(_depth, value), default=0)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        0, "s", None, [], {}, [[]], [1, [2, [3]], {"a": {"b": []}}], {"a": [{"b": [{"c": 1}]}], "d": 2},
+        [[1]] * 5000 + [[[[[]]]]], [{"role": "user", "content": "hi"}] * 10_000, [[[[[[]]]]]], [[]] * 3,
+    ],
+)  # fmt: skip
+def test_json_depth_is_the_nesting_of_arrays_and_objects(value: Any) -> None:
+    assert json_depth(value, MAX_JSON_DEPTH) == _depth(value)
+
+
+@pytest.mark.parametrize("levels", [128, 129, 130, 5000])
+def test_json_depth_counts_no_further_than_one_past_its_stop(levels: int) -> None:
+    value: Any = 1
+    for i in range(levels):
+        value = [value] if i % 2 else {"k": value}
+    assert json_depth(value, MAX_JSON_DEPTH) == min(levels, MAX_JSON_DEPTH + 1)

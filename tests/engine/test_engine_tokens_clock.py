@@ -13,6 +13,7 @@ from synthgpt import FixedClock, MockGPT, Rule, StepClock, SystemClock
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.clock import Clock, parse_clock
+from synthgpt.gil import LONG_TEXT
 from synthgpt.seeding import canonical_json, derive_seed, token_from_seed
 from synthgpt.tokens import count_message_tokens, count_tokens, cut_to_tokens, token_spans
 
@@ -55,6 +56,30 @@ def test_spans_tile_the_text_and_cuts_fall_on_token_boundaries(text: str, limit:
 @given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=80) | st.text(max_size=40))
 def test_the_ascii_count_is_the_regex_count(text: str) -> None:
     # ASCII text is counted by whole-string passes, other text by the pattern: both give the pattern's count
+    assert count_tokens(text) == len(token_spans(text))
+
+
+def _long(unit: str, tail: str = "") -> str:
+    return unit * (2 * LONG_TEXT // len(unit) + 3) + tail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _long("word "),  # pieces cut at whitespace after a word
+        _long("abcdefghij  \t", "end  "),  # long words, whitespace runs, whitespace at the very end
+        _long("z" + " " * 50),  # a piece's length mostly lands inside a whitespace run
+        _long("x"),  # no whitespace at all: one piece
+        _long("héllo wörld, ", "日本語"),  # not ASCII: the pattern counts each piece
+        _long("a b")[:LONG_TEXT] + "é" + _long(" ... ;; q"),  # ASCII pieces and one that is not
+        "y" * (LONG_TEXT + 5) + " tail",  # the only cut is past the first piece's length
+    ],
+    ids=["words", "long-words", "whitespace-runs", "no-whitespace", "not-ascii", "mixed", "late-cut"],
+)
+def test_a_long_text_counted_in_pieces_is_counted_as_one(text: str) -> None:
+    """A text longer than `LONG_TEXT` is counted a piece at a time (the GIL let go between pieces): the
+    pieces' counts add up to the pattern's count of the whole text."""
+    assert len(text) > LONG_TEXT
     assert count_tokens(text) == len(token_spans(text))
 
 
