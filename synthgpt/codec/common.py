@@ -6,7 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
@@ -88,7 +88,7 @@ digits (with a two-digit exponent, more than 209 digits are needed to overflow).
 are fine (`1e-400`, a word like `tree123`): they only cost the stdlib parser's check of every decimal."""
 
 
-_SCAN_PIECE = LONG_TEXT
+_SCAN_PIECE: Final = LONG_TEXT
 """Bytes translated per C call: one call holds the GIL throughout (~1 ms a piece), so it is let go
 between pieces (`gil.let_go`)."""
 
@@ -161,7 +161,7 @@ def parse_json_stdlib(raw: bytes) -> Any:
             f"We could not parse the JSON body of your request: byte {exc.start} is not valid UTF-8. "
             + _NOT_JSON
         ) from None
-    long = len(raw) > LONG_TEXT  # then the GIL is let go between the passes below (`gil.let_go`)
+    long = len(raw) > _SCAN_PIECE  # then the GIL is let go between the passes below (`gil.let_go`)
     try:
         # a number that overflows a double is rare enough to pay for a hook on every decimal only then
         finite = _scan(raw, _MAYBE_HUGE)
@@ -256,7 +256,7 @@ def _token_position(text: str, literal: str) -> int:
 
 
 _CONTAINERS = frozenset((dict, list))
-_WALK_PIECE = 4096
+_WALK_PIECE: Final = 4096
 """Containers walked between two `let_go`s (~4 ms)."""
 
 
