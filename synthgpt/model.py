@@ -252,6 +252,7 @@ class ModelRequest(_Frozen):
     """Provider-specific fields kept verbatim (temperature, metadata, stop, …)."""
 
     _fingerprint: int | None = PrivateAttr(default=None)
+    _call_names: dict[str, str] | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # Field values only: pydantic would also compare the cached fingerprint, so a request whose
@@ -341,11 +342,21 @@ class ModelRequest(_Frozen):
         """The tool a tool result answers: the name of the current turn's call with its `tool_call_id` (the
         latest, should ids repeat), else the name the result carries, else None."""
         if msg.tool_call_id:
-            for m in reversed(self.current_turn):
-                for tc in reversed(m.tool_calls):
-                    if tc.id == msg.tool_call_id:
-                        return tc.name
+            name = self._tool_call_names().get(msg.tool_call_id)
+            if name is not None:
+                return name
         return msg.name
+
+    def _tool_call_names(self) -> dict[str, str]:
+        """The current turn's tool calls, id -> name (a later call of an id wins), made once per request:
+        looked up call by call for each result, a trace of 5,000 calls and results took 9 s to answer."""
+        private: dict[str, Any] = self.__pydantic_private__  # type: ignore[assignment]
+        names: dict[str, str] | None = private["_call_names"]
+        if names is None:
+            names = private["_call_names"] = {
+                tc.id: tc.name for m in self.current_turn for tc in m.tool_calls
+            }
+        return names
 
     @property
     def ends_with_tool_result(self) -> bool:
@@ -427,8 +438,9 @@ class ModelRequest(_Frozen):
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copied = super().model_copy(update=update, deep=deep)
         if update and not _WIRE_ONLY.issuperset(update):
-            # the cached fingerprint is the original's: the copy's own is taken when it is first asked for
+            # what is cached is the original's: the copy's own is worked out when it is first asked for
             copied._fingerprint = None
+            copied._call_names = None
         return copied
 
     def summary(self) -> str:

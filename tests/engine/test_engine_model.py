@@ -150,6 +150,26 @@ def test_tool_result_name_follows_the_call_id_then_the_results_own_name() -> Non
     assert [r.tool_result_name(m) for m in r.tool_results] == ["fetch", "legacy", None]
 
 
+def test_tool_result_name_takes_the_latest_call_of_an_id_of_the_current_turn_only() -> None:
+    def call(i: str, name: str) -> dict[str, object]:
+        return {"id": i, "name": name, "arguments": {}}
+
+    r = ModelRequest.from_dict({"messages": [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "tool_calls": [call("a", "old_turn")]},
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [call("a", "first"), call("b", "")]},
+        {"role": "assistant", "tool_calls": [call("a", "second")]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+        {"role": "tool", "tool_call_id": "b", "name": "own", "content": "2"},
+    ]})  # fmt: skip
+    assert [r.tool_result_name(m) for m in r.tool_results] == ["second", ""]
+    # a copy with other messages names its own calls, not the original's (whose names were looked up)
+    other = r.model_copy(update={"messages": (*r.messages[:3], r.messages[5])})
+    assert [other.tool_result_name(m) for m in other.tool_results] == [None]
+    assert [r.tool_result_name(m) for m in r.tool_results] == ["second", ""]
+
+
 def _one_piece_fingerprint(req: ModelRequest) -> int:
     """The fingerprint as taken before long conversations were encoded in pieces: one dump, one encode."""
     from synthgpt.model import _NOT_FINGERPRINTED

@@ -254,6 +254,19 @@ RESPONSES_WIDE = {
     "text": {"format": {"type": "json_schema", "name": "w", "schema": WIDE_SCHEMA}},
 }
 EMBEDDINGS_HUGE = {"model": "text-embedding-3-large", "input": ["x" * 8_000] * 2_048, "dimensions": 3_072}
+# an agent's turn of 20,000 tool calls and their results (3 MB): each result's tool was looked up by a walk
+# back through the turn's calls, 9 s of drawing for 5,000 of them and 16x that for these
+TOOL_TRACE = {
+    "model": "gpt-4o",
+    "messages": [
+        {"role": "user", "content": "run the checks"},
+        {"role": "assistant", "tool_calls": [
+            {"id": f"call_{i}", "type": "function", "function": {"name": f"check_{i % 7}", "arguments": "{}"}}
+            for i in range(20_000)
+        ]},
+        *({"role": "tool", "tool_call_id": f"call_{i}", "content": "ok"} for i in range(20_000)),
+    ],
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -262,6 +275,7 @@ EMBEDDINGS_HUGE = {"model": "text-embedding-3-large", "input": ["x" * 8_000] * 2
         pytest.param("/v1/chat/completions", CHAT_HUGE, id="huge-array-schema"),
         pytest.param("/v1/responses", RESPONSES_WIDE, id="wide-object-schema"),
         pytest.param("/v1/embeddings", EMBEDDINGS_HUGE, id="huge-embeddings"),
+        pytest.param("/v1/chat/completions", TOOL_TRACE, id="long-tool-trace"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:
