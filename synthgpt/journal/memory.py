@@ -45,6 +45,15 @@ DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
 """What the journal may hold, besides its count bound: a thousand calls of a few KB each fit many times
 over, while twenty answers of megabytes (long documents) no longer take a server's memory into the GB."""
 _RECORD_OVERHEAD = 4096  # the dozen objects of a live record besides its texts, roughly
+# What each of a live record's repeated objects holds besides its texts (tracemalloc, CPython 3.11): a
+# message, a part of one, a tool call, a declared tool, an answer's choice. Without them a conversation
+# of 20,000 short messages counted 44 KB and held 13.6 MB, and the byte bounds bounded nothing: twenty
+# such calls took a server past 1.5 GB (tests/security/test_journal_bytes.py).
+_MESSAGE_BYTES = 680
+_PART_BYTES = 540
+_TOOL_CALL_BYTES = 700
+_TOOL_BYTES = 1400
+_CHOICE_BYTES = 1000
 _PACKED_OVERHEAD = 256  # a packed record's own object, its captures and delivery
 
 
@@ -112,6 +121,8 @@ KEEP_LIVE = 16
 request and output are about ten pydantic objects, ~10 KB; packed, ~700 B. Reading the journal is rare;
 holding a thousand records is what every long run does."""
 _PAYLOADS = 16
+_PAYLOAD_MAX_BYTES = 256 * 1024
+"""The largest record (`record_bytes`) whose packed pair is kept for a replay of it to reuse."""
 
 
 @dataclass(slots=True)
@@ -151,14 +162,17 @@ def record_bytes(item: CallRecord | PackedRecord) -> int:
 
 def _live_bytes(item: CallRecord) -> int:
     req, out = item.request, item.output
-    size = _RECORD_OVERHEAD
+    size = _RECORD_OVERHEAD + _TOOL_BYTES * len(req.tools)
     if req.inputs:  # an empty sum, or a generator per message below, costs as much as the rest
         size += sum(map(len, req.inputs))
     for m in req.messages:
-        size += len(m.content)
+        size += _MESSAGE_BYTES + len(m.content)
+        if m.parts:
+            size += _PART_BYTES * len(m.parts)
         if m.tool_calls:
-            size += sum(len(c.arguments) for c in m.tool_calls)
+            size += sum(_TOOL_CALL_BYTES + len(c.arguments) for c in m.tool_calls)
     for choice in out.choices:
+        size += _CHOICE_BYTES
         for part in choice.parts:
             # the fields from the model's __dict__: a getattr default on a pydantic model costs a
             # __getattr__ miss and an exception (~1 µs) for every part without the field
@@ -190,6 +204,8 @@ class _Payloads:
         if hit is not None and hit[0] is req:
             return hit[2], True
         blob = pack(req, out)
+        if record_bytes(record) > _PAYLOAD_MAX_BYTES:
+            return blob, False  # kept here, it would hold the live pair outside every byte bound
         if len(items) >= _PAYLOADS:
             items.clear()
         items[id(out)] = (req, out, blob)

@@ -3,11 +3,17 @@
 
 from __future__ import annotations
 
+import gc
+import json
+import tracemalloc
+
 import pytest
 
 from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
+from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.journal import DEFAULT_JOURNAL_BYTES, Journal, record_bytes
+from synthgpt.pipeline import answer, finish_answered
 from synthgpt.rules.rule import KEEP_CALLS_BYTES
 from synthgpt.server.run import ServeConfig, build_mock
 
@@ -100,3 +106,88 @@ def test_a_replayed_call_is_sized_as_the_call_it_repeats() -> None:
     assert first.nbytes == _live_bytes(first) > 0
     assert again.nbytes == first.nbytes == _live_bytes(again)
     assert (again.index, mock.journal.total, mock.journal.bytes) == (1, 2, 2 * first.nbytes)
+
+
+def _conversation(messages: int, text: str = "hi") -> dict[str, object]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": text}] * messages}
+
+
+def _answer(mock: MockGPT, body: dict[str, object]) -> None:
+    """One call as the server answers it: parsed from JSON (each string its own object), then finished."""
+    answered = answer(mock, ChatCodec(), json.dumps(body).encode(), {}, {}, path="/v1/chat/completions")
+    assert answered.status == 200, answered.data[:300]
+    finish_answered(mock, answered)
+
+
+def _held_by_one_call(mock: MockGPT, body: dict[str, object]) -> tuple[int, int]:
+    """(bytes the process holds after one call, `record_bytes` of its record), traced by tracemalloc."""
+    _answer(mock, body)  # warm: caches filled on a first call are not the record's
+    for rule in mock.rules:
+        rule.reset()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        _answer(mock, body)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    record = next(r.last for r in mock.rules if r.last is not None)
+    return held, record_bytes(record)
+
+
+def _tool_call(i: int) -> dict[str, object]:
+    return {"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+SHAPES: dict[str, dict[str, object]] = {
+    "one-message": _ask("hi"),
+    "20k-short-messages": _conversation(20_000),
+    "2k-long-messages": _conversation(2_000, "x" * 1_000),
+    "5k-tool-calls": {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [_tool_call(i) for i in range(5_000)]},
+        *({"role": "tool", "tool_call_id": f"c{i}", "content": "ok"} for i in range(5_000)),
+    ]},
+    "5k-parts": {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}] * 5_000},
+    ]},
+    "64-choices": {**_ask("Write a long essay about dragons"), "n": 64},
+    "logprobs": {**_ask("Write a long essay about dragons"), "n": 16, "logprobs": True, "top_logprobs": 20},
+    "128-tools": {**_ask("hi"), "tools": [
+        {"type": "function", "function": {"name": f"t{i}", "description": "d" * 100, "parameters": {
+            "type": "object", "properties": {"a": {"type": "string"}}}}}
+        for i in range(128)
+    ]},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("body", SHAPES.values(), ids=SHAPES.keys())
+def test_a_live_record_is_sized_as_what_it_holds(body: dict[str, object]) -> None:
+    """The byte bounds are only as good as `record_bytes`: it counted texts alone, so a conversation of
+    20,000 short messages counted 44 KB and held 13.6 MB (tool calls 70x, parts 140x, tools 44x)."""
+    held, counted = _held_by_one_call(MockGPT(journal_size=0), body)
+    assert 0.5 < held / counted < 2, (held, counted)
+
+
+def test_calls_with_many_messages_are_held_within_the_byte_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten conversations of 20,000 messages (13.6 MB each held live, a 0.6 MB body each) kept 136 MB
+    with a journal of 16 MB: now what the journal and the rule's history may hold (the newest record each
+    whatever its size, so one or two records)."""
+    monkeypatch.setattr("synthgpt.rules.rule.KEEP_CALLS_BYTES", 16 * MB)
+    mock = MockGPT(journal_bytes=16 * MB)
+    body = _conversation(20_000)
+    _answer(mock, body)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for _ in range(10):
+            _answer(mock, body)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert mock.journal.bytes <= 16 * MB + 14 * MB
+    assert held < 36 * MB, held
