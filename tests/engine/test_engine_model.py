@@ -197,3 +197,10 @@ def test_a_long_conversation_has_the_fingerprint_of_one_piece() -> None:
                 "tools": [tool] * tools, "response_schema": {"name": "o", "schema": {"type": "object"}},
             })  # fmt: skip
             assert req.fingerprint() == _one_piece_fingerprint(req), (n, tools)
+
+
+def test_stop_sequences_are_each_kept_once_in_order_of_first_mention() -> None:
+    stops = {"stop": ["b", "a", "", 3, "b"], "stop_sequences": ["c", "a"]}
+    r = ModelRequest.from_dict({"model": "x", "extra": stops})
+    assert r.stop_sequences == ("b", "a", "c")
+    assert ModelRequest.from_dict({"model": "x", "extra": {"stop": "END"}}).stop_sequences == ("END",)

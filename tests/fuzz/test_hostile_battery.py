@@ -267,6 +267,14 @@ TOOL_TRACE = {
         *({"role": "tool", "tool_call_id": f"call_{i}", "content": "ok"} for i in range(20_000)),
     ],
 }  # fmt: skip
+ANTHROPIC_VERSION = {"anthropic-version": "2023-06-01"}  # the other APIs ignore it
+# 100,000 stop sequences (1.4 MB), each checked against those before it: 0.3 s for 8,000, ~30 s for these
+MANY_STOPS = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 100,
+    "stop_sequences": [f"stop {i}" for i in range(100_000)],
+    "messages": [{"role": "user", "content": "hi"}],
+}
 
 
 @pytest.mark.parametrize(
@@ -276,12 +284,13 @@ TOOL_TRACE = {
         pytest.param("/v1/responses", RESPONSES_WIDE, id="wide-object-schema"),
         pytest.param("/v1/embeddings", EMBEDDINGS_HUGE, id="huge-embeddings"),
         pytest.param("/v1/chat/completions", TOOL_TRACE, id="long-tool-trace"),
+        pytest.param("/v1/messages", MANY_STOPS, id="many-stop-sequences"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:
     with Health(budget_server) as health:
         try:
-            r = httpx.post(budget_server + path, json=body, timeout=5)
+            r = httpx.post(budget_server + path, json=body, headers=ANTHROPIC_VERSION, timeout=5)
         except httpx.TimeoutException:
             pytest.fail("no answer within 5 s")
         assert r.status_code < 500
