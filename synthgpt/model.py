@@ -31,6 +31,7 @@ from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
 from .jsonutil import canonical_bytes, canonical_bytes_strict, dumps
 from .seeding import canonical_json, seed_after
+from .text_json import loads_text
 
 __all__ = [
     "ApiKind",
@@ -136,7 +137,7 @@ class ToolCall(_Frozen):
 
     def parsed_arguments(self) -> Any:
         try:
-            return json.loads(self.arguments)
+            return loads_text(self.arguments)
         except ValueError:
             return None
 

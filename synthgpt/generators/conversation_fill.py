@@ -12,13 +12,13 @@ ones win). Everything read is part of the request, so the result stays a pure fu
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..model import ModelRequest
+from ..text_json import loads_text
 from .reading import read_window
 from .request_args import (
     fill_from_request,
@@ -70,7 +70,7 @@ def conversation_facts(request: ModelRequest) -> dict[str, Any]:
 
 def _result_facts(content: str, tool: str | None, facts: dict[str, Any]) -> None:
     try:
-        value: Any = json.loads(content)
+        value: Any = loads_text(content)
     except ValueError:
         value = content
     if isinstance(value, dict):

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model import ModelRequest
+from ..text_json import decode_in_text
 
 __all__ = ["PromptSchema", "prompt_schema"]
 
@@ -41,19 +42,30 @@ def _is_schema(value: Any) -> bool:
 
 
 def _objects(text: str) -> list[Any]:
-    """Every top-level JSON object in `text` (a schema is one: it may sit in prose or a code fence)."""
-    decoder = json.JSONDecoder()
+    """Every top-level JSON object in `text` (a schema is one: it may sit in prose or a code fence).
+
+    Each `{` that starts no object is read as far as its text looks like JSON: a few characters in
+    prose, but to the end of the text inside an object never closed. The reads that fail may cover
+    `_FAILED_READS` times the text, then the search stops: 400 nested objects never closed took 0.8 s
+    to search, a read from each of their `{`s to the end."""
     found: list[Any] = []
+    budget = _FAILED_READS * len(text) + 4096
     at = text.find("{")
     while at != -1:
         try:
-            value, end = decoder.raw_decode(text, at)
-        except ValueError:
+            value, end = decode_in_text(text, at)
+        except json.JSONDecodeError as exc:
+            budget -= max(exc.pos - at, 1)
+            if budget < 0:
+                break
             at = text.find("{", at + 1)
             continue
         found.append(value)
         at = text.find("{", end)
     return found
+
+
+_FAILED_READS = 4
 
 
 @lru_cache(maxsize=512)

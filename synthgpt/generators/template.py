@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DrawError, RuleError
+from ..text_json import loads_text
 from .core import DrawContext, Generator, NumberedKeys
 
 if TYPE_CHECKING:
@@ -224,12 +225,10 @@ def _tool_rounds(req: Any) -> int:
 
 def _tool_result_reader(req: Any) -> Any:
     def tool_result(name: str | None = None) -> Any:
-        import json
-
         for m in reversed(req.tool_results):
             if name is None or req.tool_result_name(m) == name:
                 try:
-                    return json.loads(m.content)
+                    return loads_text(m.content)
                 except ValueError:
                     return m.content
         which = "a tool" if name is None else f"tool {name!r}"

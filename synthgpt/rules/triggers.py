@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import RequestError, suggest
 from ..model import ErrorSpec, Fault, FaultKind, ModelRequest, StreamPlan, TextPart
+from ..text_json import decode_in_text
 
 __all__ = [
     "TRIGGER_NAMES",
@@ -129,7 +130,7 @@ def _tool_call(text: str, at: int) -> tuple[str, Any, int]:
     if not text.startswith(":", end):
         return m.group(0), None, end
     try:
-        args, end = json.JSONDecoder().raw_decode(text, end + 1)
+        args, end = decode_in_text(text, end + 1)
     except json.JSONDecodeError as exc:
         raise _bad(f"!MOCK_TOOL_CALL:{m.group(0)}:…! needs JSON arguments: {exc.msg}.") from None
     if not isinstance(args, dict):

@@ -268,6 +268,18 @@ TOOL_TRACE = {
     ],
 }  # fmt: skip
 ANTHROPIC_VERSION = {"anthropic-version": "2023-06-01"}  # the other APIs ignore it
+# 15 messages (3 MB) that name "properties" and hold 490 JSON objects never closed: the search for a schema
+# pasted into the prompt read from each `{` to the end of its message, 10 s in all (0.4 s now)
+UNCLOSED_OBJECTS = {
+    "model": "gpt-4o",
+    "messages": [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f'Message {i}: answer in JSON. "properties" ' + ('{"a":[' + "0," * 200) * 490,
+        }
+        for i in range(15)
+    ],
+}
 # 100,000 stop sequences (1.4 MB), each checked against those before it: 0.3 s for 8,000, ~30 s for these
 MANY_STOPS = {
     "model": "claude-sonnet-4-5",
@@ -285,6 +297,7 @@ MANY_STOPS = {
         pytest.param("/v1/embeddings", EMBEDDINGS_HUGE, id="huge-embeddings"),
         pytest.param("/v1/chat/completions", TOOL_TRACE, id="long-tool-trace"),
         pytest.param("/v1/messages", MANY_STOPS, id="many-stop-sequences"),
+        pytest.param("/v1/chat/completions", UNCLOSED_OBJECTS, id="unclosed-objects-in-prompts"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:

@@ -12,12 +12,12 @@ Bedrock) asks for reasoning.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ...errors import RequestError
 from ...jsonutil import dumps
+from ...text_json import loads_text
 from ..common import check_schema
 from ..headers import journal_headers
 
@@ -135,7 +135,7 @@ def _output_config(config: Any, neutral: dict[str, Any]) -> None:
     if not isinstance(raw, str):
         raise _null("outputConfig.textFormat.structure.jsonSchema.schema")
     try:
-        schema = json.loads(raw)
+        schema = loads_text(raw)
     except ValueError as exc:
         raise validation_error(f"The JSON schema in outputConfig is not valid JSON: {exc}",
                                "outputConfig.textFormat.structure.jsonSchema.schema") from None  # fmt: skip
