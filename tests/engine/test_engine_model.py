@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from synthgpt import ModelRequest, ToolCall
 from synthgpt.model import ImagePart, TextPart, ToolChoice
 
@@ -204,3 +206,13 @@ def test_stop_sequences_are_each_kept_once_in_order_of_first_mention() -> None:
     r = ModelRequest.from_dict({"model": "x", "extra": stops})
     assert r.stop_sequences == ("b", "a", "c")
     assert ModelRequest.from_dict({"model": "x", "extra": {"stop": "END"}}).stop_sequences == ("END",)
+
+
+@pytest.mark.parametrize("count", [3, 40])  # looked through, then from a table made once
+def test_tool_finds_the_first_declared_tool_of_a_name(count: int) -> None:
+    tools = [{"name": f"t{i}", "description": f"d{i}"} for i in range(count)]
+    r = ModelRequest.from_dict({"model": "x", "tools": [*tools, {"name": "t1", "description": "again"}]})
+    assert [r.tool(f"t{i}").description for i in range(count)] == [f"d{i}" for i in range(count)]  # type: ignore[union-attr]
+    assert r.tool("t1").description == "d1" and r.tool("nope") is None  # type: ignore[union-attr]
+    other = r.model_copy(update={"tools": (r.tools[2],)})
+    assert other.tool("t1") is None and other.tool("t2") is r.tools[2]

@@ -268,6 +268,16 @@ TOOL_TRACE = {
     ],
 }  # fmt: skip
 ANTHROPIC_VERSION = {"anthropic-version": "2023-06-01"}  # the other APIs ignore it
+# 20,000 tools and a trigger calling each (2 MB): each trigger's tool was looked for through all the tools,
+# 9.5 s in process (1.3 s now)
+TOOL_CALL_TRIGGERS = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "tools": [{"name": f"tool_{i}", "input_schema": {"type": "object"}} for i in range(20_000)],
+    "messages": [
+        {"role": "user", "content": " ".join(f"!MOCK_TOOL_CALL:tool_{i}:{{}}!" for i in range(20_000))},
+    ],
+}
 # 15 messages (3 MB) that name "properties" and hold 490 JSON objects never closed: the search for a schema
 # pasted into the prompt read from each `{` to the end of its message, 10 s in all (0.4 s now)
 UNCLOSED_OBJECTS = {
@@ -298,6 +308,7 @@ MANY_STOPS = {
         pytest.param("/v1/chat/completions", TOOL_TRACE, id="long-tool-trace"),
         pytest.param("/v1/messages", MANY_STOPS, id="many-stop-sequences"),
         pytest.param("/v1/chat/completions", UNCLOSED_OBJECTS, id="unclosed-objects-in-prompts"),
+        pytest.param("/v1/messages", TOOL_CALL_TRIGGERS, id="many-tool-call-triggers"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:
