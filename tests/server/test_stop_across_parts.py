@@ -198,3 +198,51 @@ def test_anthropic_unmatched_stop_ends_the_turn_with_the_joined_text(ant: anthro
     )
     assert (msg.stop_reason, msg.stop_sequence) == ("end_turn", None)
     assert [(b.type, b.text) for b in msg.content if b.type == "text"] == [("text", FIRST + SECOND)]
+
+
+def _first_stop(text: str, stops: list[str]) -> tuple[int, int, str] | None:
+    """The stop generation ends at, as each stop looked for on its own finds it: the first to end; on a
+    tie, the longer."""
+    hits = [(at + len(s), at, s) for s in stops if (at := text.find(s)) >= 0]
+    return min(hits) if hits else None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_many_stops_over_a_long_answer_end_where_each_looked_for_alone_would(seed: int) -> None:
+    """Past millions of (stop, character) pairs the leftmost stop is found in one pass first, then only
+    the stops that fit from there to its end are looked for: the same stop, overlaps and ties included."""
+    import random
+
+    from synthgpt.engine.shaping import apply_stop
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice("abcde ") for _ in range(40_000))
+    drawn = ("".join(rng.choice("abcde ") for _ in range(rng.randint(3, 9))) for _ in range(300))
+    stops = list(dict.fromkeys(drawn))
+    if seed % 2:
+        stops = [s + "z" for s in stops[:-3]] + stops[-3:]  # most never occur
+    want = _first_stop(text, stops)
+    got = apply_stop(Choice(parts=(TextOut(text=text),), finish_reason="stop"), tuple(stops))
+    assert want is not None
+    assert got.stop_sequence == want[2] and got.text == text[: want[1]]
+    absent = tuple(s + "z" for s in stops)
+    none = apply_stop(Choice(parts=(TextOut(text=text),), finish_reason="stop"), absent)
+    assert none.stop_sequence is None and none.text == text
+
+
+@pytest.mark.parametrize(
+    ("stops", "seq", "cut"),
+    [
+        (["abcdefgh", "cd"], "cd", 2),  # begins later, ends first
+        (["gh", "defgh"], "defgh", 3),  # the same end: the longer
+        (["h!", "abc"], "abc", 0),
+    ],
+)
+def test_many_stops_end_at_the_first_to_end_not_the_first_to_begin(stops: list[str], seq: str, cut: int) -> None:
+    from synthgpt.engine.shaping import apply_stop
+
+    filler = "x " * 20_000
+    absent = [f"never {i}" for i in range(200)]  # enough stops to take the one-pass search
+    choice = Choice(parts=(TextOut(text=filler + "abcdefgh!"),), finish_reason="stop")
+    got = apply_stop(choice, (*absent, *stops))
+    assert (got.stop_sequence, got.text) == (seq, filler + "abcdefgh"[:cut])
