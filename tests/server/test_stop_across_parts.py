@@ -209,8 +209,8 @@ def _first_stop(text: str, stops: list[str]) -> tuple[int, int, str] | None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_many_stops_over_a_long_answer_end_where_each_looked_for_alone_would(seed: int) -> None:
-    """Past millions of (stop, character) pairs the leftmost stop is found in one pass first, then only
-    the stops that fit from there to its end are looked for: the same stop, overlaps and ties included."""
+    """Over a long answer the leftmost of many stops is found in one pass first, then only the stops that
+    fit from there to its end are looked for: the same stop, overlaps and ties included."""
     import random
 
     from synthgpt.engine.shaping import apply_stop
@@ -238,11 +238,13 @@ def test_many_stops_over_a_long_answer_end_where_each_looked_for_alone_would(see
         (["h!", "abc"], "abc", 0),
     ],
 )
-def test_many_stops_end_at_the_first_to_end_not_the_first_to_begin(stops: list[str], seq: str, cut: int) -> None:
+def test_many_stops_end_at_the_first_to_end_not_the_first_to_begin(
+    stops: list[str], seq: str, cut: int
+) -> None:
     from synthgpt.engine.shaping import apply_stop
 
     filler = "x " * 20_000
-    absent = [f"never {i}" for i in range(200)]  # enough stops to take the one-pass search
+    absent = [f"never {i}" for i in range(200)]  # many stops over a long answer: the one-pass search
     choice = Choice(parts=(TextOut(text=filler + "abcdefgh!"),), finish_reason="stop")
     got = apply_stop(choice, (*absent, *stops))
     assert (got.stop_sequence, got.text) == (seq, filler + "abcdefgh"[:cut])
