@@ -159,6 +159,14 @@ def test_gemini_schema_becomes_json_schema() -> None:
     )  # fmt: skip
 
 
+def test_property_ordering_orders_the_properties_it_names_then_the_rest_as_given() -> None:
+    props = {n: {"type": "STRING"} for n in ("a", "b", "c", "d", "e")}
+    schema = {"type": "OBJECT", "properties": props, "propertyOrdering": ["d", "zz", "b", "d", "b"]}
+    assert list(gemini_schema_to_json_schema(schema, "s")["properties"]) == ["d", "b", "a", "c", "e"]
+    unordered = gemini_schema_to_json_schema({**schema, "propertyOrdering": []}, "s")
+    assert list(unordered["properties"]) == ["a", "b", "c", "d", "e"]
+
+
 def test_function_turns_become_tool_calls_and_results() -> None:
     req = decode({"contents": [
         {"role": "user", "parts": [{"text": "Weather?"}]},

@@ -157,6 +157,51 @@ def test_decode_replayed_history_items() -> None:
     assert req.ends_with_tool_result
 
 
+def test_decode_each_turn_of_calls_is_one_assistant_message() -> None:
+    def call(i: int) -> dict[str, Any]:
+        return {"type": "function_call", "call_id": f"c{i}", "name": f"t{i}", "arguments": f'{{"i":{i}}}'}
+
+    def output(i: int) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": f"c{i}", "output": f"r{i}"}
+
+    req = ResponsesCodec().decode({"model": "gpt-4o", "input": [
+        {"role": "user", "content": "go"},
+        call(0), {"type": "reasoning", "id": "rs_1", "summary": []}, call(1), call(2),  # a new message
+        output(0), output(1), output(2),
+        {"role": "assistant", "content": "Half done."}, call(3), call(4),  # join the message they follow
+        output(3), output(4), call(5), call(6),  # a turn still waiting for its results
+    ]}, {}, {})  # fmt: skip
+    assert [(m.role, m.content, [c.id for c in m.tool_calls]) for m in req.messages] == [
+        ("user", "go", []),
+        ("assistant", "", ["c0", "c1", "c2"]),
+        ("tool", "r0", []), ("tool", "r1", []), ("tool", "r2", []),
+        ("assistant", "Half done.", ["c3", "c4"]),
+        ("tool", "r3", []), ("tool", "r4", []),
+        ("assistant", "", ["c5", "c6"]),
+    ]  # fmt: skip
+    assert req.messages[1].tool_calls[2] == ToolCall(id="c2", name="t2", arguments='{"i":2}')
+    assert [m.name for m in req.messages if m.role == "tool"] == ["t0", "t1", "t2", "t3", "t4"]
+
+
+def test_decode_allowed_tools_keeps_the_declared_order_and_refuses_unknown_names() -> None:
+    tools = [{"type": "function", "name": n} for n in ("a", "b", "c", "d")]
+    choice = {"type": "allowed_tools", "mode": "required", "tools": [
+        {"type": "function", "name": "c"}, {"type": "web_search"}, {"type": "function", "name": "a"},
+        {"type": "function", "name": "c"},
+    ]}  # fmt: skip
+    body = {"model": "m", "input": "hi", "tools": tools}
+    req = ResponsesCodec().decode({**body, "tool_choice": choice}, {}, {})
+    assert ([t.name for t in req.tools], req.tool_choice.mode) == (["a", "c"], "required")
+    for name in ("e", 5):
+        bad = {**choice, "tools": [{"type": "function", "name": "a"}, {"type": "function", "name": name}]}
+        with pytest.raises(RequestError) as info:
+            ResponsesCodec().decode({**body, "tool_choice": bad}, {}, {})
+        assert (info.value.message, info.value.param) == (
+            f"Invalid value for 'tool_choice.tools[1]': no function named '{name}' is declared in 'tools'.",
+            "tool_choice.tools[1]",
+        )
+
+
 @pytest.mark.parametrize(
     ("body", "message", "param"),
     [

@@ -316,6 +316,38 @@ MANY_STOPS = {
 }
 
 
+# a replayed Responses turn of 40,000 function_call items (3.6 MB): each call rebuilt the turn's assistant
+# message with all the calls before it, 9.9 s in process (0.3 s now)
+RESPONSES_CALLS = {
+    "model": "gpt-4o",
+    "input": [
+        {"role": "user", "content": "run the checks"},
+        *({"type": "function_call", "call_id": f"call_{i}", "name": f"check_{i % 7}", "arguments": "{}"}
+          for i in range(40_000)),
+    ],
+}  # fmt: skip
+# 16,000 tools, all listed by an allowed_tools tool_choice (1.9 MB): each listed name was looked for through
+# the tools, and each tool through the names, 8.8 s in process (0.6 s now)
+RESPONSES_ALLOWED = {
+    "model": "gpt-4o",
+    "input": "hi",
+    "tools": [{"type": "function", "name": f"tool_{i}", "parameters": {"type": "object"}}
+              for i in range(16_000)],
+    "tool_choice": {"type": "allowed_tools", "mode": "auto",
+                    "tools": [{"type": "function", "name": f"tool_{i}"} for i in range(16_000)]},
+}  # fmt: skip
+# a Gemini responseSchema of 4,000 properties whose propertyOrdering names 300,000 (3.3 MB), the properties
+# last: each property was looked for through the ordering, 9.9 s in process (0.3 s now)
+GEMINI_ORDERING = {
+    "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+    "generationConfig": {"responseMimeType": "application/json", "responseSchema": {
+        "type": "OBJECT",
+        "properties": {f"p{i}": {"type": "STRING"} for i in range(4_000)},
+        "propertyOrdering": [f"q{i}" for i in range(296_000)] + [f"p{i}" for i in range(4_000)],
+    }},
+}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("path", "body"),
     [
@@ -327,6 +359,10 @@ MANY_STOPS = {
         pytest.param("/v1/chat/completions", UNCLOSED_OBJECTS, id="unclosed-objects-in-prompts"),
         pytest.param("/v1/messages", TOOL_CALL_TRIGGERS, id="many-tool-call-triggers"),
         pytest.param("/v1/messages", STOPS_OVER_LONG_ANSWER, id="many-stops-long-answer"),
+        pytest.param("/v1/responses", RESPONSES_CALLS, id="many-responses-function-calls"),
+        pytest.param("/v1/responses", RESPONSES_ALLOWED, id="many-allowed-tools"),
+        pytest.param("/v1beta/models/gemini-2.0-flash:generateContent", GEMINI_ORDERING,
+                     id="long-gemini-property-ordering"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:

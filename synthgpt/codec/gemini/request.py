@@ -92,7 +92,10 @@ def gemini_schema_to_json_schema(schema: Any, param: str) -> dict[str, Any]:
     if props is not None:
         props = _object(props, param + ".properties")
         order = field(node, "propertyOrdering") or []
-        names = [n for n in order if n in props] + [n for n in props if n not in order]
+        # a set for the look-ups (32,000 names took 7.6 s against the list), the list for the order; an
+        # ordering that is no list (a string) keeps the `in` it always had
+        ordered = set(order) if isinstance(order, list) else order
+        names = [n for n in order if n in props] + [n for n in props if n not in ordered]
         out["properties"] = {
             n: gemini_schema_to_json_schema(props[n], f"{param}.properties.{n}") for n in names
         }

@@ -72,22 +72,28 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
     if not isinstance(value, list):
         raise type_error("input", "a string or an array of input items", value)
     out: list[Message] = []
+    # the calls of one turn share one assistant message: the one they follow, else a new one. They are
+    # gathered and the message built once the turn ends (rebuilt per call, 48,000 calls took 18 s)
+    run: list[ToolCall] = []
+    joined: Message | None = None
     call_names = {c.id: c.name for msg in history for c in msg.tool_calls}
     for i, item in enumerate(value):
         param = f"input[{i}]"
         if not isinstance(item, dict):
             raise type_error(param, "an object", item)
         kind = item.get("type", "message" if "role" in item else None)
-        if kind == "message":
-            out.append(_message(item, param))
-        elif kind == "function_call":
+        if kind == "function_call":
             call = _function_call(item, param)
             call_names[call.id] = call.name
-            last = out[-1] if out else None
-            if last is not None and last.role == "assistant":  # calls of one turn share one assistant message
-                out[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
-            else:
-                out.append(built(Message, role="assistant", content="", tool_calls=(call,)))
+            if not run:
+                joined = out.pop() if out and out[-1].role == "assistant" else None
+            run.append(call)
+            continue
+        if run and kind in ("message", "function_call_output"):  # the turn's calls end here
+            out.append(_with_calls(joined, run))
+            run = []
+        if kind == "message":
+            out.append(_message(item, param))
         elif kind == "function_call_output":
             call_id = item.get("call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -115,7 +121,17 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                 f"{param}.type",
                 code="invalid_value",
             )
+    if run:
+        out.append(_with_calls(joined, run))
     return out
+
+
+def _with_calls(joined: Message | None, calls: list[ToolCall]) -> Message:
+    """The assistant message holding one turn's `calls`: `joined` (the assistant message they follow) with
+    them added, or a new one."""
+    if joined is None:
+        return built(Message, role="assistant", content="", tool_calls=tuple(calls))
+    return joined.model_copy(update={"tool_calls": (*joined.tool_calls, *calls)})
 
 
 def _message(item: Mapping[str, Any], param: str) -> Message:
@@ -245,7 +261,9 @@ def _callable_tools(tools: tuple[Tool, ...], choice: Any) -> tuple[Tool, ...]:
     listed = choice.get("tools")
     if not isinstance(listed, list):
         raise type_error("tool_choice.tools", "an array", listed)
-    names: list[str] = []
+    # sets: 16,000 allowed tools took 8.8 s checked against the lists
+    declared = {t.name for t in tools}
+    names: set[str] = set()
     for k, entry in enumerate(listed):
         param = f"tool_choice.tools[{k}]"
         if not isinstance(entry, dict):
@@ -255,9 +273,9 @@ def _callable_tools(tools: tuple[Tool, ...], choice: Any) -> tuple[Tool, ...]:
         if entry.get("type", "function") != "function":
             continue  # a hosted tool allowed: nothing the caller runs
         name = entry.get("name")
-        if not isinstance(name, str) or not any(t.name == name for t in tools):
+        if not isinstance(name, str) or name not in declared:
             raise _undeclared(param, str(name))
-        names.append(name)
+        names.add(name)
     return tuple(t for t in tools if t.name in names)
 
 
