@@ -14,8 +14,8 @@ from ..model import ModelOutput, ModelRequest
 from .packing import pack, unpack_pair
 
 __all__ = [
-    "DEFAULT_JOURNAL_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome", "PackedRecord",
-    "record_bytes", "unpack",
+    "DEFAULT_JOURNAL_BYTES", "PACK_AT_ONCE_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome",
+    "PackedRecord", "record_bytes", "unpack",
 ]  # fmt: skip
 
 Outcome = Literal["streaming", "done", "error", "fault", "cancelled"]
@@ -115,6 +115,12 @@ class Builder:
     def number(self, draft: CallRecord, index: int) -> CallRecord:
         raise NotImplementedError
 
+
+PACK_AT_ONCE_BYTES = 1024 * 1024
+"""A record weighing more (`record_bytes`: a conversation of ~1,500 messages, an answer of a megabyte) is
+packed as soon as it is kept. Kept live it would hold its hundreds of thousands of objects for the next
+16 calls, and every full collection of the cyclic garbage collector walked them all: `/healthz` waited
+120-175 ms behind a few such calls (`tests/fuzz/test_hostile_battery.py`)."""
 
 KEEP_LIVE = 16
 """The newest records are kept as they are; older ones packed (`PackedRecord`), rebuilt when read. A record's
@@ -265,24 +271,30 @@ class Journal:
         while len(records) > self._limit or (self._bytes > self.max_bytes and len(records) > 1):
             records.popleft()
             self._bytes -= sizes.popleft()
+        if size > PACK_AT_ONCE_BYTES:
+            self._pack(-1)
         if len(records) > KEEP_LIVE:
-            r = records[-KEEP_LIVE - 1]
-            if isinstance(r, CallRecord):
-                try:
-                    payload, again = self._payloads.of(r)
-                except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
-                    return
-                packed = PackedRecord(
-                    r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery
-                )
-                records[-KEEP_LIVE - 1] = packed
-                packed_size = len(payload) + _PACKED_OVERHEAD  # record_bytes(packed)
-                self._bytes += packed_size - sizes[-KEEP_LIVE - 1]
-                sizes[-KEEP_LIVE - 1] = packed_size
-                # a replayed call's request and output live on in the answer kept for replays: packing
-                # its rule's copy frees nothing, and costs the replay path several µs in a live server
-                if self.on_pack is not None and not again:
-                    self.on_pack(r, packed)
+            self._pack(-KEEP_LIVE - 1)
+
+    def _pack(self, i: int) -> None:
+        """Keep `records[i]` packed, if it is not yet."""
+        records, sizes = self._records, self._sizes
+        r = records[i]
+        if not isinstance(r, CallRecord):
+            return
+        try:
+            payload, again = self._payloads.of(r)
+        except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
+            return
+        packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery)
+        records[i] = packed
+        packed_size = len(payload) + _PACKED_OVERHEAD  # record_bytes(packed)
+        self._bytes += packed_size - sizes[i]
+        sizes[i] = packed_size
+        # a replayed call's request and output live on in the answer kept for replays: packing its
+        # rule's copy frees nothing, and costs the replay path several µs in a live server
+        if self.on_pack is not None and not again:
+            self.on_pack(r, packed)
 
     def finished(self, record: CallRecord) -> None:
         """`record`'s delivery has ended. Kept in memory, the record already shows it (its `Delivery` is

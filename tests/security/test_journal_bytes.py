@@ -12,7 +12,7 @@ import pytest
 from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
 from synthgpt.codec.openai_chat.encode import ChatCodec
-from synthgpt.journal import DEFAULT_JOURNAL_BYTES, Journal, record_bytes
+from synthgpt.journal import DEFAULT_JOURNAL_BYTES, CallRecord, Journal, record_bytes
 from synthgpt.pipeline import answer, finish_answered
 from synthgpt.rules.rule import KEEP_CALLS_BYTES
 from synthgpt.server.run import ServeConfig, build_mock
@@ -191,3 +191,21 @@ def test_calls_with_many_messages_are_held_within_the_byte_bounds(monkeypatch: p
         tracemalloc.stop()
     assert mock.journal.bytes <= 16 * MB + 14 * MB
     assert held < 36 * MB, held
+
+
+def test_a_record_over_a_megabyte_is_packed_as_soon_as_it_is_kept() -> None:
+    """Kept live for 16 calls, a large record's objects were walked by every full collection of the cyclic
+    collector (`/healthz` waited 120-175 ms behind a few such calls); packed at once, it holds none."""
+    from synthgpt.journal.memory import KEEP_LIVE, PACK_AT_ONCE_BYTES, PackedRecord
+
+    mock = MockGPT(seed=1)
+    _answer(mock, _ask("a small call"))
+    _answer(mock, _conversation(2_000))  # ~1.4 MB live
+    small, large = mock.journal._records
+    assert isinstance(small, CallRecord) and isinstance(large, PackedRecord) and KEEP_LIVE > 2
+    assert record_bytes(small) < PACK_AT_ONCE_BYTES < 2_000 * 680
+    rule = next(r for r in mock.rules if r.last is not None and r.last.index == 1)
+    assert isinstance(rule._calls[-1], PackedRecord)  # the rule's history keeps it packed too
+    kept = mock.journal.list()[-1]
+    assert len(kept.request.messages) == 2_000 and kept.index == 1 and kept.delivery.outcome == "done"
+    assert mock.journal.bytes == record_bytes(small) + record_bytes(large) < 200 * KB
