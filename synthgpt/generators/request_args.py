@@ -144,7 +144,8 @@ def fill_from_request(args: Any, schema: dict[str, Any], last_user: str) -> Any:
         return _only_queries(args, props, subject)
     given = _Given(values)
     required = schema.get("required")
-    required = required if isinstance(required, list) else ()
+    # a set (of the names: keys are strings): 4,000 fields tested against a list of 94,000 took 8.5 s
+    required = {k for k in required if isinstance(k, str)} if isinstance(required, list) else set()
     out = dict(args)
     left: list[str] = []  # required string fields named for nothing: a quoted string to spare may fill them
     for key in args:
@@ -276,10 +277,16 @@ class _Given:
         items = self._items(kind)
         if not items:
             return None
-        fitting = [v for v in items if _fits(v, prop, kind)]
-        if not fitting:
-            return None
-        value = next((v for v in fitting if prefer(v)), fitting[0]) if prefer is not None else fitting[0]
+        # the first fit alone: listing every fit for each of 9,080 fields, from 2,700 quoted values, took 11 s
+        if prefer is None:
+            value = next((v for v in items if _fits(v, prop, kind)), None)
+            if value is None:
+                return None
+        else:
+            fitting = [v for v in items if _fits(v, prop, kind)]
+            if not fitting:
+                return None
+            value = next((v for v in fitting if prefer(v)), fitting[0])
         items.remove(value)
         return value
 

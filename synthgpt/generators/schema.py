@@ -232,13 +232,14 @@ class FromSchema(Generator[Any]):
 
     def _object(self, f: Schema, ctx: DrawContext, path: Path, refs: Path, minimal: bool) -> dict[str, Any]:
         required = f.get("required", [])
-        _count(sum(1 for p in f.get("properties", ()) if p not in required))  # weighing one is work too
+        needed = set(required)  # a set: 4,000 properties tested against a list of 94,000 took 8.5 s
+        _count(sum(1 for p in f.get("properties", ()) if p not in needed))  # weighing one is work too
         out: dict[str, Any] = {}
         for name in dict.fromkeys([*f.get("properties", {}), *required]):
             p = (*path, name)
             forced = any(_matches(pat[: len(p)], p) for pat, _ in self._ov)  # an override asks for it
             if (
-                name not in required
+                name not in needed
                 and not forced
                 and (minimal or ctx.fork_key(_prop_keys(name)[0]).rng.random() < 0.5)
             ):

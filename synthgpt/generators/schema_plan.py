@@ -209,6 +209,7 @@ class _Builder:
         from .schema import _prop_keys
 
         required = f.get("required", [])
+        needed = set(required)  # a set: 4,000 properties tested against a list of 94,000 took 8.5 s
         names: list[str] = []
         leaves: list[Leaf] = []
         keys: list[int] = []
@@ -223,9 +224,9 @@ class _Builder:
             leaves.append(child[1])
             keys.append(value_key)
             thens.append(child[2])
-            if name not in required:
+            if name not in needed:
                 optional.append((name, optional_key))
-            most += child[3] + (name not in required)  # `_object` counts each optional one it weighs
+            most += child[3] + (name not in needed)  # `_object` counts each optional one it weighs
         all_keys = (*keys, *(key for _, key in optional))
         all_thens = (*thens, *(_FRESH for _ in optional))
         mixed = MixedSeeds(all_keys, all_thens).with_outputs

@@ -16,6 +16,7 @@ turn. So:
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from ..model import ModelRequest, Tool
 
@@ -68,7 +69,8 @@ def pick_tool(request: ModelRequest) -> str | None:
     if not request.tool_results:
         work = next((t for t in tools if not is_final_answer_tool(t)), None)
         return (work or tools[0]).name
-    called = called_in_turn(request)
+    # counted once: 18,000 tools, each tested against the list of 18,000 calls, took 7 s
+    called = Counter(called_in_turn(request))
     fresh = [t for t in tools if t.name not in called]
     if fresh:
         final = next((t for t in fresh if is_final_answer_tool(t)), None)
@@ -76,4 +78,4 @@ def pick_tool(request: ModelRequest) -> str | None:
     final = next((t for t in tools if is_final_answer_tool(t)), None)
     if final is not None:
         return final.name
-    return min(tools, key=lambda t: called.count(t.name)).name
+    return min(tools, key=lambda t: called[t.name]).name

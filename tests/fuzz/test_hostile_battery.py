@@ -347,6 +347,61 @@ GEMINI_ORDERING = {
     }},
 }  # fmt: skip
 
+# 18,000 tools, each called once in the turn, one result (2.3 MB): the next tool was picked by testing every
+# tool against the list of calls, 7 s in process (0.6 s now)
+_CALLED = [f"t{i:05d}" for i in range(18_000)]
+TOOLS_ALL_CALLED = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 100,
+    "tools": [{"name": name, "input_schema": {"type": "object"}} for name in _CALLED],
+    "tool_choice": {"type": "any"},
+    "messages": [
+        {"role": "user", "content": "run them all"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"tu_{i}", "name": name, "input": {}} for i, name in enumerate(_CALLED)
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_0", "content": "ok"}]},
+    ],
+}  # fmt: skip
+
+
+def _object(names: list[str], kind: str = "null", required: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: {"type": kind} for name in names},
+            "required": names if required is None else required}  # fmt: skip
+
+
+def _structured(schema: dict[str, Any], text: str = "hi", **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": text}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "s", "schema": schema}},
+        **extra,
+    }
+
+
+# two optional objects of 4,000 properties, `required` naming one 90,000 times (1.1 MB; seed 5 draws both):
+# each property was tested against the list when compiled, drawn ($ref) and filled, 8.5 s each in process
+# (0.3 s now)
+_NAMES = [f"p{i:05d}" for i in range(4_000)]
+_REPEATED = _object(_NAMES, required=["p00000"] * 90_000 + _NAMES)
+REQUIRED_REPEATED = _structured(
+    {"type": "object", "properties": {"x": _REPEATED, "y": {"$ref": "#/properties/x"}}},
+    "the weather in Lisbon",
+    seed=5,
+)
+# 908 objects of 10 required strings, a message of 2,700 quoted strings (8 KB): each field listed every quoted
+# string that fit it before taking the first, 11 s in process (0.1 s now)
+_FIELDS = {
+    "type": "array",
+    "minItems": 908,
+    "maxItems": 908,
+    "items": _object([f"f{i}" for i in range(10)], "string"),
+}
+QUOTED_FIELDS = _structured(
+    {"type": "object", "properties": {"list": _FIELDS}, "required": ["list"]},
+    "weather in Lisbon " + '"a"' * 2_700,
+)
+
 
 @pytest.mark.parametrize(
     ("path", "body"),
@@ -363,6 +418,9 @@ GEMINI_ORDERING = {
         pytest.param("/v1/responses", RESPONSES_ALLOWED, id="many-allowed-tools"),
         pytest.param("/v1beta/models/gemini-2.0-flash:generateContent", GEMINI_ORDERING,
                      id="long-gemini-property-ordering"),
+        pytest.param("/v1/messages", TOOLS_ALL_CALLED, id="all-tools-called-after-results"),
+        pytest.param("/v1/chat/completions", REQUIRED_REPEATED, id="long-required-lists"),
+        pytest.param("/v1/chat/completions", QUOTED_FIELDS, id="quoted-values-many-fields"),
     ],
 )  # fmt: skip
 def test_budget_bound_requests(budget_server: str, path: str, body: dict[str, Any]) -> None:

@@ -128,3 +128,26 @@ def test_a_message_giving_nothing_fills_only_query_fields_as_the_full_pass_does(
     fast = ra.fill_from_request(args, schema, text)
     monkeypatch.setattr(ra, "_NO_VALUES", object())  # never equal: the full pass
     assert ra.fill_from_request(args, schema, text) == fast
+
+
+def test_quoted_values_go_to_the_first_fields_they_fit_each_once() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "minLength": 6},
+            "b": {"type": "string", "maxLength": 2},
+            "c": {"type": "string"},
+            "d": {"type": "string", "format": "email"},
+            "n": {"type": "integer"},
+            "directory": {"type": "string"},
+            "file": {"type": "string"},
+        },
+        # named twice, and a name that is no string: what a schema nobody checked may hold
+        "required": ["a", "b", "c", "c", "d", "n", 7, "directory"],
+    }
+    drawn = {"a": "xxxxxx", "b": "y", "c": "z", "d": "q@x.io", "n": 1, "directory": "/d", "file": "f.txt"}
+    text = 'weather in Lisbon: "ok", "long one", "third", "fourth"; copy /srv/data/report.csv to /srv/backup'
+    filled = {"directory": "/srv/backup", "file": "/srv/data/report.csv"}  # a directory, a file: as preferred
+    out = fill_from_request(drawn, schema, text)
+    assert out == {**drawn, "a": "long one", "b": "ok", "c": "third", **filled}  # "ok" is too short for `a`
+    assert fill_from_request(drawn, {**schema, "required": "a"}, text) == {**drawn, **filled}  # not a list

@@ -93,6 +93,27 @@ SCHEMAS: list[dict[str, Any]] = [
     },
     {"type": "array", "items": _ADDRESS, "minItems": 1, "maxItems": 3},
     {"type": "array", "minItems": 9},
+    # `required` naming properties more than once, and one that is not declared
+    {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "b": {"type": "string"},
+            "c": {"type": "boolean"},
+            "d": _ADDRESS,
+        },
+        "required": ["b", "b", "zz", "b", "d", "d"],
+    },
+    {
+        "$ref": "#/$defs/o",
+        "$defs": {
+            "o": {
+                "type": "object",
+                "properties": {"x": _ADDRESS, "y": {"$ref": "#/$defs/o"}},
+                "required": ["x", "x"],
+            }
+        },
+    },
 ]
 
 
