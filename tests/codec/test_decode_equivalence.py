@@ -69,13 +69,18 @@ def test_built_requests_are_what_validation_makes_of_them(decoded: list[tuple[An
         assert again.fingerprint() == req.fingerprint()
 
 
+NOTHING_CACHED = {"_fingerprint": None, "_call_names": None, "_tools_by_name": None}
+"""A request's private attributes before anything is asked of it: its fingerprint, its tool calls' names,
+its tools by name (each worked out once, when first needed)."""
+
+
 def test_a_built_request_is_frozen_and_caches_its_fingerprint_like_a_validated_one() -> None:
     req = built(ModelRequest, model="gpt-4o", messages=(built(Message, role="user", content="hi"),))
     validated = ModelRequest(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
     assert req == validated and req.model_fields_set == validated.model_fields_set == {"model", "messages"}
-    assert req.__pydantic_private__ == {"_fingerprint": None}
+    assert req.__pydantic_private__ == {**NOTHING_CACHED, "_fingerprint": None}
     assert req.fingerprint() == validated.fingerprint()
-    assert req.__pydantic_private__ == {"_fingerprint": validated.fingerprint()}
+    assert req.__pydantic_private__ == {**NOTHING_CACHED, "_fingerprint": validated.fingerprint()}
     assert req == validated  # the cached fingerprint is not a field
     with pytest.raises(ValidationError, match="frozen"):
         req.model = "other"  # type: ignore[misc]
@@ -114,7 +119,7 @@ def test_built_leaves_every_slot_as_validation_does() -> None:
     for cls, fields, as_json in cases:
         got, want = built(cls, **fields), cls.model_validate({**fields, **as_json})
         if isinstance(got, ModelRequest):  # validation takes the fingerprint, `built` leaves it for later
-            assert got.__pydantic_private__ == {"_fingerprint": None}
+            assert got.__pydantic_private__ == NOTHING_CACHED
             got.fingerprint()
         for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
             assert getattr(got, slot) == getattr(want, slot), (cls.__name__, slot)
