@@ -209,3 +209,25 @@ def test_error_body_shape() -> None:
         "error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}
     }
     assert CODEC.error_body(ErrorSpec(status=500, message="boom"), 500)["error"]["status"] == "INTERNAL"
+
+
+ORDERING = "s.propertyOrdering"
+
+
+@pytest.mark.parametrize(
+    ("ordering", "message", "param"),
+    [
+        (5, f"Invalid value at '{ORDERING}': expected an array, got an integer.", ORDERING),
+        ("ab", f"Invalid value at '{ORDERING}': expected an array, got a string.", ORDERING),
+        (["a", {}], f"Invalid value at '{ORDERING}[1]': expected a string, got an object.", f"{ORDERING}[1]"),
+        ([True], f"Invalid value at '{ORDERING}[0]': expected a string, got a boolean.", f"{ORDERING}[0]"),
+    ],
+)
+def test_a_property_ordering_that_is_no_array_of_names_is_refused(
+    ordering: Any, message: str, param: str
+) -> None:
+    """It was a 500 (a number, or an object among the names) or read as the names a string contains."""
+    schema = {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}, "propertyOrdering": ordering}
+    with pytest.raises(RequestError) as info:
+        gemini_schema_to_json_schema(schema, "s")
+    assert (info.value.message, info.value.param, info.value.code) == (message, param, "INVALID_ARGUMENT")

@@ -72,6 +72,17 @@ def _list(value: Any, param: str) -> list[Any]:
     return value
 
 
+def _names(value: Any, param: str) -> list[str]:
+    """An array of strings (a `repeated string` field): anything else is refused, as Gemini does (a number,
+    or an object among the names, was a 500; a string was read as the names it contains)."""
+    names = _list(value, param)
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            at = f"{param}[{i}]"
+            raise invalid(f"Invalid value at '{at}': expected a string, got {json_type_name(name)}.", at)
+    return names
+
+
 # ---------------------------------------------------------------------------------------------- schemas
 
 
@@ -91,10 +102,8 @@ def gemini_schema_to_json_schema(schema: Any, param: str) -> dict[str, Any]:
     props = node.get("properties")
     if props is not None:
         props = _object(props, param + ".properties")
-        order = field(node, "propertyOrdering") or []
-        # a set for the look-ups (32,000 names took 7.6 s against the list), the list for the order; an
-        # ordering that is no list (a string) keeps the `in` it always had
-        ordered = set(order) if isinstance(order, list) else order
+        order = _names(field(node, "propertyOrdering") or [], param + ".propertyOrdering")
+        ordered = set(order)  # for the look-ups (32,000 names took 7.6 s against the list)
         names = [n for n in order if n in props] + [n for n in props if n not in ordered]
         out["properties"] = {
             n: gemini_schema_to_json_schema(props[n], f"{param}.properties.{n}") for n in names
