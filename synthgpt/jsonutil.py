@@ -5,11 +5,14 @@ would hash differently: compact separators, UTF-8 kept as is (`"Zürich"`, not `
 order kept, floats as Python's `repr` writes them (`1e-05`), NaN and infinities refused.
 
 orjson writes that text ~20x faster than the standard library's encoder, and the same bytes except in
-three places, each detected after the fact and answered by the standard encoder instead (so the text never
-depends on which encoder ran):
-- floats below 1e-4 in magnitude: orjson writes `1e-5` or `0.00001` where `repr` writes `1e-05`, so output
-  holding a digit followed by `e-`, or `0.0000`, is written again (also when that text sits in a string:
-  only slower, never different);
+three places, each detected after the fact, so the text never depends on which encoder ran:
+- floats below 1e-4 in magnitude: orjson writes `0.00001` or `1e-7` where `repr` writes `1e-05` and
+  `1e-07`. Output holding a digit followed by `e-`, or `0.0000`, has those two forms rewritten into
+  `repr`'s (`repr_floats`): a float's text is orjson's shortest round trip, as `repr`'s, so only the form
+  differs. Where such text also sits in a string (where it must stay as it is), or a form is left that the
+  rewrite does not know, the value is written again by the standard encoder. An embedding vector nearly
+  always holds such a float, and a token's logprob often does: the standard encoder took ~0.4 ms for a
+  chat body with logprobs, the rewrite ~30 µs;
 - NaN and infinities: orjson writes `null` for them. Output with a `null` is read back and compared with
   the value (NaN equals no JSON value), and a mismatch is written again, which refuses it (ValueError);
 - what orjson does not write at all (ints beyond 64 bits, non-string keys, lone surrogates, sets,
@@ -23,13 +26,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 __all__ = [
     "canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many",
-    "sorted_bytes_strict", "tiny_float_text",
+    "repr_floats", "sorted_bytes_strict", "tiny_float_text",
 ]  # fmt: skip
 
 
@@ -71,7 +74,11 @@ def dumps_many(values: Sequence[Any], *, nulls: int = 0) -> list[str]:
     # joining hides no match of a text; a match across two texts could only send them all to `dumps`
     joined = b"".join(outs)
     if _tiny_float_text(joined):
-        return [dumps(v) for v in values]
+        rewritten = [o if not _tiny_float_text(o) else repr_floats(o) for o in outs]
+        if any(o is None for o in rewritten):
+            return [dumps(v) for v in values]
+        outs = [o for o in rewritten if o is not None]  # (none is: mypy's narrowing)
+        joined = b"".join(outs)
     if joined.count(b"null") != nulls:
         return [dumps(v) for v in values]
     return [out.decode() for out in outs]
@@ -84,8 +91,10 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
         out = _orjson(value, option=_OPTIONS)
     except TypeError:  # beyond orjson: the standard encoder writes it or refuses it, with its own message
         return None
-    if _tiny_float_text(out):
+    rewritten = repr_floats(out)  # (it looks for the marks `_tiny_float_text` looks for, once)
+    if rewritten is None:
         return None
+    out = rewritten
     # `find`, not `in`: a bytes `in` first tries its operand as an int and clears the TypeError (~80 ns)
     if (out.count(b"null") != nulls if nulls else out.find(b"null") != -1) and _loads(out) != value:
         return None  # a NaN or an infinity became null (or a tuple: harmless)
@@ -108,9 +117,9 @@ def canonical_bytes(value: Any) -> bytes:
         out = _orjson(value, option=_SORTED)
     except TypeError:
         out = None
-    if out is None or _tiny_float_text(out):
-        return _CANONICAL(value).encode()
-    return out
+    if out is not None and _tiny_float_text(out):
+        out = repr_floats(out)
+    return _CANONICAL(value).encode() if out is None else out
 
 
 def canonical_bytes_strict(value: Any, default: Callable[[Any], Any], floats: bool = True) -> bytes | None:
@@ -127,8 +136,8 @@ def canonical_bytes_strict(value: Any, default: Callable[[Any], Any], floats: bo
     code point), and the two scans for what only a float writes differently are skipped (~0.7 µs for a
     400-byte text: `in` on bytes is no memchr)."""
     out = sorted_bytes_strict(value, default)
-    if out is None or (floats and _tiny_float_text(out)):
-        return None
+    if out is not None and floats and _tiny_float_text(out):
+        return repr_floats(out)
     return out
 
 
@@ -150,6 +159,71 @@ def _tiny_float_text(out: bytes) -> bool:
     return out.find(b"0.0000") != -1 or (out.find(b"e-") != -1 and _EXPONENT(out) is not None)
 
 
+def repr_floats(out: bytes) -> bytes | None:
+    """orjson's compact `out` with each float under 1e-4 written as `repr` writes it, or None when that is
+    not certain here (then the standard encoder writes the value).
+
+    orjson writes such a float as `0.00001` (exponent -5) or `1.5e-6` (a one-digit exponent) where `repr`
+    writes `1e-05` and `1.5e-06`. Both write the shortest text that reads back as the float, so `repr(float(
+    text))` of orjson's text is the standard encoder's. Each `0.0000` that starts a number and each `e-`
+    after a digit and before one digit is found with `bytes.find`; one outside a string (told by the count
+    of quotes before it, an escaped quote being `\\"`: exact while the text holds no escaped backslash,
+    else None) is rewritten. A text with very many such marks inside strings is left to the standard
+    encoder (`_MAX_MARKS`)."""
+    # quotes are counted by one byte when the text holds no backslash at all (a one-byte search is memchr;
+    # a two-byte one reads every byte); else escaped quotes are counted off, and an escaped backslash
+    # would make that count wrong
+    escapes = out.find(b"\\") != -1
+    if escapes and out.find(b"\\\\") != -1:
+        return None
+    find, count, size = out.find, out.count, len(out)
+    pieces: list[bytes] = []
+    last = 0  # where the text not yet copied starts
+    counted = 0  # quotes are counted up to here
+    quotes = 0
+    marks = 0
+    decimal, exponent = find(b"0.0000"), find(b"e-")
+    while decimal != -1 or exponent != -1:
+        if exponent == -1 or (decimal != -1 and decimal < exponent):
+            at = decimal
+            decimal = find(b"0.0000", at + 6)
+            # orjson's form starts a number (not `10.00001`, written alike) with a significant digit next
+            if (at and out[at - 1] in _DIGIT_OR_DOT) or at + 6 >= size or out[at + 6] not in _NONZERO:
+                continue
+            start = at - 1 if at and out[at - 1] == _MINUS else at
+            found = _DIGITS(out, at + 6)
+            end = found.end() if found is not None else at + 6
+        else:
+            at = exponent
+            exponent = find(b"e-", at + 2)
+            # a float's exponent of one digit (two or more are written alike; a string's `re-run` is none)
+            if not at or out[at - 1] not in _DIGITS_ONLY or at + 2 >= size or out[at + 2] not in _NONZERO:
+                continue
+            end = at + 3
+            if end < size and out[end] in _DIGITS_ONLY:
+                continue
+            low = max(0, at - _NUMBER_REACH)
+            start = max(out.rfind(b",", low, at), out.rfind(b":", low, at), out.rfind(b"[", low, at)) + 1
+        marks += 1
+        if marks > _MAX_MARKS:
+            return None
+        quotes += count(b'"', counted, at) - (count(b'\\"', counted, at) if escapes else 0)
+        counted = at
+        if quotes % 2:  # inside a string: its text stays as it is
+            continue
+        try:
+            text = repr(float(out[start:end])).encode()
+        except ValueError:
+            return None
+        pieces.append(out[last:start])
+        pieces.append(text)
+        last = end
+    if not pieces:
+        return out
+    pieces.append(out[last:])
+    return b"".join(pieces)
+
+
 tiny_float_text = _tiny_float_text
 """Public name of `_tiny_float_text`: for a caller keeping orjson's text of a value it must never take
 for the canonical text (a schema cache keyed by it)."""
@@ -164,6 +238,16 @@ _loads = orjson.loads
 _EXPONENT = re.compile(rb"e-(?<=[0-9]e-)").search
 """A digit followed by `e-`, found from the literal `e-` (the regex engine skips to each one in C; led by
 the digit class it tries every position: 15 µs instead of 2 on a 1 KB stream event naming `claude-…`)."""
+# `repr_floats`: byte values it tells apart, the digits after a number's `0.0000`, how far back a number's
+# start may be (a float's text is at most 24 bytes), and how many marks it looks at before leaving the
+# text to the standard encoder
+_DIGIT_OR_DOT: Final = frozenset(b"0123456789.")
+_DIGITS_ONLY: Final = frozenset(b"0123456789")
+_NONZERO: Final = frozenset(b"123456789")
+_MINUS: Final = ord("-")
+_DIGITS = re.compile(rb"[0-9]*").match
+_NUMBER_REACH: Final = 32
+_MAX_MARKS: Final = 4096
 # what json.dumps builds on every call with these arguments; built once (encode keeps no state)
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode

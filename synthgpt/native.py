@@ -50,8 +50,10 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.generators.prose",
     "synthgpt.generators.reading",
     "synthgpt.generators.template_plain",
+    "synthgpt.generators.vector_sums",
     "synthgpt.journal.packing",
     "synthgpt.jsonutil",
+    "synthgpt.logprobs",
     "synthgpt.seeding",
     "synthgpt.tokens",
 )

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import operator
 import re
-import struct
 import sys
 from array import array
 from collections import Counter
@@ -28,6 +28,7 @@ from .._validation import whole
 from ..errors import RequestError, RuleError
 from ..limits import Limits
 from .core import DrawContext, Generator
+from .vector_sums import scaled, weighted_sum
 
 __all__ = ["EmbeddingVectors", "Embeddings", "embed_text", "native_dimensions"]
 
@@ -102,24 +103,30 @@ def _features(text: str) -> list[tuple[str, float]]:
     return out
 
 
-def _to_float32(x: float) -> float:
-    # Rounded to float32, the precision the API serves: the float and base64 encodings carry one value.
-    value: float = struct.unpack("<f", struct.pack("<f", x))[0]
-    return value
+def _to_float32(values: list[float]) -> tuple[float, ...]:
+    """Each value rounded to float32, the precision the API serves (the float and base64 encodings carry
+    one value): an `array("f")` casts each double to a float in C, as `struct.pack("<f")` does one at a
+    time (to nearest, ties to even), ~30x faster for a vector."""
+    return tuple(array("f", values))
 
 
-@lru_cache(maxsize=64)
-def _offset_mask(dims: int) -> int:
-    # XOR-ing an int16's sign bit turns two's complement into offset binary: v -> v + 32768, never negative
-    return int.from_bytes(array("Q", [0x8000] * dims).tobytes(), "little")
+# XOR-ing an int16's sign bit turns two's complement into offset binary: v -> v + 32768, never negative
+_FLIP_SIGN = bytes(b ^ 0x80 for b in range(256))
 
 
 def _lanes(direction: array[int], dims: int) -> int:
-    """A direction as one big int of 64-bit lanes holding `v + 32768`, so adding directions is one add."""
-    wide = array("Q", array("H", direction.tobytes()))
-    if sys.byteorder == "big":
-        wide.byteswap()
-    return int.from_bytes(wide.tobytes(), "little") ^ _offset_mask(dims)
+    """A direction as one big int of 64-bit lanes holding `v + 32768`, so adding directions is one add:
+    each little-endian int16's two bytes are copied to the low end of an 8-byte lane (the high one with
+    its sign bit flipped), by two slice assignments in C."""
+    raw = direction.tobytes()
+    if sys.byteorder == "big":  # the direction's values are the digest read little-endian
+        swapped = array("h", raw)
+        swapped.byteswap()
+        raw = swapped.tobytes()
+    wide = bytearray(8 * dims)
+    wide[0::8] = raw[0::2]
+    wide[1::8] = raw[1::2].translate(_FLIP_SIGN)
+    return int.from_bytes(wide, "little")
 
 
 def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: int = 0) -> tuple[float, ...]:
@@ -134,19 +141,19 @@ def embed_text(text: str, *, model: str, dimensions: int | None = None, seed: in
         group = sums.setdefault(weight, [0, 0])
         group[0] += _lanes(_direction(seed, model, feature, dims), dims) * count
         group[1] += count
-    acc = [0.0] * dims
+    groups: list[tuple[float, list[int], int]] = []
     for weight in sorted(sums):
         total, n = sums[weight]
         lanes = array("Q")
         lanes.frombytes(total.to_bytes(8 * dims, "little"))
         if sys.byteorder == "big":
             lanes.byteswap()
-        offset = n * 32768
-        acc = [a + weight * (v - offset) for a, v in zip(acc, lanes, strict=True)]
-    norm = math.sqrt(math.fsum(a * a for a in acc))
+        groups.append((weight, lanes.tolist(), n * 32768))
+    acc = weighted_sum(groups, dims)  # the weights in ascending order, each added to every component
+    norm = math.sqrt(math.fsum(map(operator.mul, acc, acc)))  # fsum is exact: the same sum, in C
     if norm == 0.0:  # features that cancel exactly: vanishingly rare, but never divide by zero
         acc, norm = [1.0] + [0.0] * (dims - 1), 1.0
-    return tuple(_to_float32(a / norm) for a in acc)
+    return _to_float32(scaled(acc, norm))
 
 
 _FLOAT_BYTES = 23  # a float as JSON writes it ("-0.012345678901234567, "), measured

@@ -263,3 +263,30 @@ def test_a_vector_is_a_bag_of_features_pinned_to_exact_values() -> None:
     shuffled = embed_text("crabs hold pools tide " * 50 + "anemones hold pools tide " * 50,
                           model="text-embedding-3-small", dimensions=8, seed=5)  # fmt: skip
     assert shuffled == long
+
+
+def test_float32_rounding_in_bulk_is_struct_s_one_value_at_a_time() -> None:
+    """`_to_float32` casts a whole vector in C (`array("f")`); each value must be what `struct`'s `<f`
+    packing gives, ties to even and subnormals included."""
+    import random
+
+    from synthgpt.generators.embedding import _to_float32
+
+    rng = random.Random(3)
+    values = [rng.uniform(-1.0, 1.0) for _ in range(5000)] + [rng.gauss(0, 1e-4) for _ in range(2000)]
+    ulp = 2.0**-24  # half a float32 ulp at 1.0: ties between two float32 values
+    values += [1.0 + ulp, 1.0 + 3 * ulp, -(1.0 + ulp), 1e-40, -1e-45, 0.0, -0.0, 2.0**-149, 2.0**-150]
+    one_by_one = tuple(struct.unpack("<f", struct.pack("<f", x))[0] for x in values)
+    bulk = _to_float32(values)
+    assert [struct.pack("<d", x) for x in bulk] == [struct.pack("<d", x) for x in one_by_one]
+
+
+def test_a_direction_s_lanes_are_its_values_plus_32768_in_64_bit_lanes() -> None:
+    from array import array
+
+    from synthgpt.generators.embedding import _direction, _lanes
+
+    for dims in (1, 7, 1536):
+        direction = _direction(0, "text-embedding-3-small", "w:tide", dims)
+        lanes = _lanes(direction, dims).to_bytes(8 * dims, "little")
+        assert list(array("Q", lanes)) == [v + 32768 for v in direction]

@@ -9,9 +9,12 @@ import random
 import struct
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_bytes, dumps_many
+from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_bytes, dumps_many, repr_floats
 from synthgpt.pipeline import json_bytes, json_bytes_in_pieces
 
 _STD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -185,3 +188,63 @@ def test_the_exponent_check_finds_a_digit_before_e_minus_as_the_plain_regex_does
         text = bytes(rng.choice(b"0123456789e-x.E+") for _ in range(rng.randrange(0, 12)))
         assert (_EXPONENT(text) is None) == (plain(text) is None), text
     assert dumps({"model": "claude-3-5", "v": 1e-05}) == '{"model":"claude-3-5","v":1e-05}'
+
+
+# -- tiny floats rewritten into the form `repr` writes (`repr_floats`) ---------------------------------------
+
+_TRICKY_TEXTS = [
+    "1e-7", "0.00001", ":1e-7,", '{"a":0.00001}', "x 2.5e-6]", "re-run", "e-", "0.0000", "10.00001",
+    'a "quoted" 3e-5', "tab\there", "Zürich 1e-8", "\\", "\\\\", 'end\\"', "",
+]  # fmt: skip
+
+
+def _tiny_values() -> st.SearchStrategy[Any]:
+    tiny = st.floats(min_value=1e-320, max_value=1e-4, allow_nan=False).flatmap(
+        lambda x: st.sampled_from([x, -x])
+    )
+    leaf = st.one_of(
+        tiny, st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(_TRICKY_TEXTS),
+        st.text(alphabet='0123456789.e-+ "\\:,[]{}x', max_size=12), st.none(), st.integers(-10, 10**6),
+    )  # fmt: skip
+    return st.recursive(
+        leaf,
+        lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.sampled_from(_TRICKY_TEXTS), inner,
+                                                                   max_size=4),
+        max_leaves=20,
+    )  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(_tiny_values())
+def test_tiny_floats_are_written_as_repr_writes_them_and_strings_are_left_alone(value: Any) -> None:
+    expected = _STD(value).encode()
+    assert dumps_bytes(value, nulls=_none_count(value)) == expected
+    rewritten = repr_floats(orjson.dumps(value))
+    assert rewritten is None or rewritten == expected  # None: the standard encoder writes it
+
+
+def test_a_vector_and_a_logprobs_body_are_rewritten_not_written_again() -> None:
+    """What the rewrite is for: an embedding vector nearly always holds a float under 1e-4 and a token's
+    logprob often does; orjson's text rewritten is the standard encoder's, without falling back to it."""
+    from synthgpt.generators.embedding import embed_text
+    from synthgpt.logprobs import token_logprobs
+
+    vector = list(embed_text("tide pools", model="text-embedding-3-small"))
+    entries = token_logprobs('Tide pools hold "anemones", crabs and snails.', 7, 5)
+    for value in ({"data": [{"embedding": vector}]}, {"content": entries}):
+        out = orjson.dumps(value)
+        assert out.find(b"0.0000") != -1 or out.find(b"e-") != -1  # orjson's forms are in it
+        assert repr_floats(out) == _STD(value).encode()
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ([1e-5, "1e-7", -2.5e-7], '[1e-05,"1e-7",-2.5e-07]'),
+        ({"t": 'a \\"q\\" 0.00001', "v": 9.9e-05}, '{"t":"a \\\\\\"q\\\\\\" 0.00001","v":9.9e-05}'),
+        ([10.00001, 1e-10, 1e-100, 0.0001], "[10.00001,1e-10,1e-100,0.0001]"),
+    ],
+)
+def test_the_rewrite_touches_numbers_only(value: Any, text: str) -> None:
+    assert _STD(value) == text
+    assert dumps(value) == text

@@ -354,8 +354,8 @@ class ChatCodec:
         """At most the None values of a `body` this codec built: the choices' `logprobs` and their
         messages' top-level fields (what spares the encoder its read-back, `jsonutil.dumps_bytes`)."""
         n = 0
-        for c in body["choices"]:  # `nones(c, "message")` each, for one or two choices without a generator
-            n += nones(c, "message")
+        for c in body["choices"]:  # `nones(c, …)` each, for one or two choices without a generator
+            n += nones(c, "message", "logprobs")
         return n
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
