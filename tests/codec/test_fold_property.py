@@ -12,6 +12,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -414,6 +415,35 @@ def test_body_nulls_never_counts_more_than_the_body_holds(out: ModelOutput, logp
         nulls = codec.body_nulls(body)
         assert 0 < nulls <= _none_count(body)
         assert dumps_bytes(body, nulls=nulls) == dumps(body).encode()
+
+
+_WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+_COUNTED_BODIES: list[tuple[Any, dict[str, Any]]] = [
+    (ChatCodec(), {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "n": 2,
+                   "logprobs": True, "top_logprobs": 1}),
+    (ChatCodec(), {"model": "gpt-4o", "messages": [{"role": "user", "content": "weather in Paris?"}],
+                   "tools": [{"type": "function", "function": {"name": "get_weather",
+                                                               "parameters": _WEATHER_SCHEMA}}]}),
+    (ResponsesCodec(), {"model": "gpt-4o", "input": "hi", "include": ["message.output_text.logprobs"]}),
+    (ResponsesCodec(), {"model": "gpt-4o", "input": "weather in Paris?",
+                        "tools": [{"type": "function", "name": "get_weather",
+                                   "parameters": _WEATHER_SCHEMA}]}),
+    (ResponsesCodec(), {"model": "o3", "input": "hi", "reasoning": {"effort": "high", "summary": "auto"}}),
+    (MessagesCodec(), {"model": "claude-sonnet-4-5", "max_tokens": 100,
+                       "messages": [{"role": "user", "content": "weather in Paris?"}],
+                       "tools": [{"name": "get_weather", "input_schema": _WEATHER_SCHEMA}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("codec", "sent"), _COUNTED_BODIES)
+def test_body_nulls_counts_every_null_of_the_common_bodies(codec: Any, sent: dict[str, Any]) -> None:
+    """A count short of the body's nulls costs every such answer a read-back of its whole text: the chat
+    logprobs' `refusal` and a Responses tool's `description` were left out."""
+    from synthgpt import MockGPT
+
+    req = codec.decode(sent, {"anthropic-version": "2023-06-01"}, {})
+    body = codec.body(MockGPT(seed=1).generate(req), req)
+    assert codec.body_nulls(body) == _none_count(body) > 0
 
 
 @settings(max_examples=100, deadline=None)

@@ -42,6 +42,17 @@ from .store import ConversationStore, ResponseStore
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
 
 
+def _response_nulls(response: dict[str, Any]) -> int:
+    """At most the None values of a response object: its top-level fields, `reasoning`'s and each echoed
+    tool's (a function tool without a description holds `description: null`). A count short of them
+    costs the encoder a read-back of the whole text (`jsonutil.dumps_bytes`, `dumps_many`)."""
+    n = nones(response, "reasoning")
+    for tool in response.get("tools") or ():
+        if type(tool) is dict:
+            n += nones(tool)
+    return n
+
+
 class ResponsesCodec:
     """The Responses wire format. Keep one instance per app: it holds the `previous_response_id` store."""
 
@@ -96,9 +107,9 @@ class ResponsesCodec:
         return response
 
     def body_nulls(self, body: dict[str, Any]) -> int:
-        """At most the None values of a `body` this codec built: its top-level fields and `reasoning`'s
-        (`jsonutil.dumps_bytes`)."""
-        return nones(body, "reasoning")
+        """At most the None values of a `body` this codec built: its top-level fields, `reasoning`'s and
+        the echoed tools' (`jsonutil.dumps_bytes`)."""
+        return _response_nulls(body)
 
     def frames(self, output: ModelOutput, request: ModelRequest) -> list[Frame]:
         return expand(self.frame_parts(output, request))
@@ -129,7 +140,7 @@ class ResponsesCodec:
                 number += 1
         # one encoder pass for the stream (see `dumps_many`); the response objects hold the only None
         # values of the stream's events, so a `null` in the other events sends them all to `dumps`
-        nulls = nones(shell, "reasoning") + nones(final, "reasoning")
+        nulls = _response_nulls(shell) + _response_nulls(final)
         opened, ended, *texts = dumps_many([shell, final, *(e for _, e in rest)], nulls=nulls)
         for (at, event), text in zip(rest, texts, strict=True):
             out[at] = Frame(text, event["type"])
