@@ -86,15 +86,15 @@ class ToolCallGen(Generator[ToolCallPart]):
             if tool is None:
                 args = {}
             else:
-                from .schema import FromSchema  # local: schema generation is only needed here
-                from .structured import undrawable_request_schema
+                from .structured import tool_schema, undrawable_request_schema  # local: only needed here
 
+                drawn, hints = tool_schema(tool.parameters)
                 try:
-                    args = FromSchema(tool.parameters).draw(ctx.fork("args"))
+                    args = drawn.draw(ctx.fork("args"))
                 except DrawError as exc:  # the request's own schema allows nothing drawable
                     raise undrawable_request_schema(req, exc, tool.name) from None
                 args = fill_from_request(args, tool.parameters, req.last_user)
-                args = fill_from_conversation(args, tool.parameters, req, places=False)
+                args = fill_from_conversation(args, tool.parameters, req, places=False, hints=hints)
         text = args if isinstance(args, str) else answer_json(args, name)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 

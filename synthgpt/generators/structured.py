@@ -102,6 +102,35 @@ def _compiled(schema: Any) -> tuple[FromSchema, FillHints | None]:
     return found
 
 
+_TOOLS: dict[bytes, tuple[FromSchema, FillHints | None]] = {}
+"""`tool_schema`'s generators by the schema's orjson text in its own key order."""
+
+
+def tool_schema(schema: Any) -> tuple[FromSchema, FillHints | None]:
+    """A FromSchema for a tool's `parameters`, and the conversation fill's hints for them, built once per
+    distinct schema: an agent's requests declare the same tools call after call, and building one took
+    ~60 µs of a ~380 µs tool-call answer (a copy of the schema, its checks, then its plan at the first
+    draw). Unlike `compiled_schema`'s, the schema keeps its own key order: the arguments are drawn as its
+    properties are declared. A schema whose text holds a value `null` (which orjson also writes for NaN)
+    is built every time, as is one orjson does not write."""
+    from .schema import FromSchema
+
+    try:
+        text = orjson.dumps(schema, option=_AS_SENT)
+    except TypeError:
+        built = FromSchema(schema)
+        return built, fill_hints(built.schema)
+    found = _TOOLS.get(text)
+    if found is None:
+        built = FromSchema(schema)
+        found = built, fill_hints(built.schema)
+        if not (b"null" in text and any(n in text for n in _VALUE_NULLS)):
+            if len(_TOOLS) >= _MAX_SCHEMAS:  # bounded as `_compile` is: schemas built from data
+                _TOOLS.clear()
+            _TOOLS[text] = found
+    return found
+
+
 def compiled_schema(schema: dict[str, Any]) -> FromSchema:
     """A FromSchema for `schema`, built once per distinct schema (requests repeat theirs); raises
     SchemaError for a schema it cannot draw from."""
