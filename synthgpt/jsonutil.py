@@ -24,6 +24,7 @@ three places, each detected after the fact, so the text never depends on which e
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -103,8 +104,46 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
 
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys (NaN written as Python does, anything else through `str`): the form
-    fingerprints and cache keys are taken from."""
+    fingerprints and cache keys are taken from.
+
+    orjson writes it when `value` holds exact JSON types only (`_plain_json`: then its text is the
+    standard encoder's, tiny floats rewritten by `repr_floats`); the standard encoder writes anything else.
+    A request's tools are written this way to count their tokens, every request: ~8 µs each by the
+    standard encoder, which an agent declaring twenty tools paid twenty times."""
+    if _plain_json(value):
+        try:
+            out: bytes | None = _orjson(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # ints beyond 64 bits, lone surrogates, nesting past orjson's limit
+            out = None
+        if out is not None and _tiny_float_text(out):
+            out = repr_floats(out)
+        if out is not None:
+            return out.decode()
     return _CANONICAL(value)
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether `value` holds only exact `dict` (of `str` keys), `list`, `tuple`, `str`, `int`, finite
+    `float`, `bool` and None: what orjson and the standard encoder write alike (orjson writes an enum's
+    value where `str` gives its name, and NaN as null)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        kind = type(item)
+        if kind is dict:
+            for key, inner in item.items():
+                if type(key) is not str:
+                    return False
+                todo.append(inner)
+        elif kind is list or kind is tuple:
+            todo.extend(item)
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif not (kind is str or kind is int or kind is bool or item is None):
+            return False
+    return True
+
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -3,6 +3,9 @@ everywhere else: the text of an answer never depends on which of them ran."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import enum
 import json
 import math
 import random
@@ -18,6 +21,14 @@ from synthgpt.jsonutil import canonical_bytes, canonical_json, dumps, dumps_byte
 from synthgpt.pipeline import json_bytes, json_bytes_in_pieces
 
 _STD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Text(str):
+    pass
 
 
 def _floats() -> list[float]:
@@ -248,3 +259,30 @@ def test_a_vector_and_a_logprobs_body_are_rewritten_not_written_again() -> None:
 def test_the_rewrite_touches_numbers_only(value: Any, text: str) -> None:
     assert _STD(value) == text
     assert dumps(value) == text
+
+
+_STD_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+).encode
+
+
+def _canonical_values() -> st.SearchStrategy[Any]:
+    leaf = st.one_of(
+        _tiny_values(), st.floats(), st.sampled_from([None, "null", ":null", 2**70, -(2**63) - 1, True, 1.0]),
+        st.sampled_from([datetime.date(2026, 1, 2), decimal.Decimal("1.5"), _Colour.RED, _Text("sub")]),
+    )  # fmt: skip
+    keys = st.sampled_from(["a", "b", "é", "null", "Z", "aa", "\u2028", "😀"])
+    return st.recursive(
+        leaf,
+        lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+        | st.dictionaries(keys, inner, max_size=4) | st.dictionaries(st.integers(0, 3), inner, max_size=2),
+        max_leaves=16,
+    )  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(_canonical_values())
+def test_canonical_json_is_the_standard_encoder_s_sorted_text_whichever_writes_it(value: Any) -> None:
+    """orjson writes it where that is certain (exact JSON types, no null value, tiny floats rewritten):
+    NaN and the infinities, enums, dates, subclasses, wide ints and int keys go to the standard encoder."""
+    assert canonical_json(value) == _STD_CANONICAL(value)
