@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from synthgpt.codec.common import MAX_JSON_DEPTH, json_depth, parse_json_stdlib
+from synthgpt.codec.common import MAX_JSON_DEPTH, depth_at_most, json_depth, parse_json_stdlib
 from synthgpt.codec.envelope import decode_envelope, parse_body
 from synthgpt.codec.headers import KeptHeaders, journal_headers, kept_raw_headers
 from synthgpt.errors import RequestError
@@ -157,3 +159,45 @@ def test_json_depth_counts_no_further_than_one_past_its_stop(levels: int) -> Non
     for i in range(levels):
         value = [value] if i % 2 else {"k": value}
     assert json_depth(value, MAX_JSON_DEPTH) == min(levels, MAX_JSON_DEPTH + 1)
+
+
+def _nested() -> st.SearchStrategy[Any]:
+    text = st.text(alphabet='[]{}"\\,:ab1 é', max_size=6)
+    leaf = st.one_of(text, st.integers(-5, 5), st.none(), st.booleans())
+    return st.recursive(
+        leaf,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+        max_leaves=24,
+    )
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_nested(), st.integers(0, 20), st.booleans())
+def test_the_depth_told_from_the_text_is_the_parsed_body_s(body: Any, limit: int, compact: bool) -> None:
+    """`depth_at_most` reads the nesting off the text (strings cut out at their quotes, the innermost
+    containers removed a level per pass): it must agree with the walk of the parsed body, or say None."""
+    raw = json.dumps(body, separators=(",", ":") if compact else None, ensure_ascii=False).encode()
+    told = depth_at_most(raw, limit)
+    if told is not None:
+        assert told == (json_depth(body, limit) <= limit)
+    if b'\\"' not in raw and not _bracket_in_a_string(body):
+        assert told is not None  # the cheap way answers every body without an escaped quote or such string
+
+
+def _bracket_in_a_string(value: Any) -> bool:
+    if isinstance(value, str):
+        return any(c in value for c in "[]{}")
+    if isinstance(value, dict):
+        return any(_bracket_in_a_string(k) or _bracket_in_a_string(v) for k, v in value.items())
+    return isinstance(value, list) and any(map(_bracket_in_a_string, value))
+
+
+def test_many_tools_are_not_walked_to_be_shown_shallow() -> None:
+    """Twenty tools hold some 150 arrays and objects, past the 128 the bracket count lets through."""
+    prop = {"type": "array", "items": {"type": "string"}}
+    tool = {"type": "function", "function": {"name": "t", "parameters": {
+        "type": "object", "properties": {"a": prop, "b": {"type": "string", "enum": ["x", "y"]}},
+        "required": ["a"]}}}  # fmt: skip
+    raw = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [tool] * 20})
+    assert raw.count("[") + raw.count("{") > 128
+    assert depth_at_most(raw.encode(), 128) is True
