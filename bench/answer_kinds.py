@@ -1,11 +1,12 @@
-"""CPU per distinct request whose answer is large: embeddings and chat answers with logprobs, in process.
+"""CPU per distinct request for the kinds of answer the HTTP cases leave out, in process: embeddings, chat
+answers with logprobs, and tool calls (what an agent loop asks for, with few tools declared or many).
 
 Every request differs (a counter in its text), and goes through `pipeline.answer`, the path the server and
 `render` share: decoding, the draw, encoding the body. A digest of every answer's status and bytes is
 printed beside each figure, so two checkouts can be shown to answer alike.
 
-    python -m bench.large_answers                              # this checkout
-    python -m bench.large_answers --compare /tmp/base          # and another, side by side, alternating
+    python -m bench.answer_kinds                              # this checkout
+    python -m bench.answer_kinds --compare /tmp/base          # and another, side by side, alternating
 
 `--compare` runs both checkouts in turns (each in a fresh process, `--rounds` times) and prints the lowest
 figure of each with their ratio: what a change to the encoder or a generator bought, measured in one run.
@@ -38,12 +39,31 @@ CASES: dict[str, tuple[str, Any]] = {
     "chat_top5": ("chat", lambda i: _chat(i, logprobs=True, top_logprobs=5)),
     "chat_top20": ("chat", lambda i: _chat(i, logprobs=True, top_logprobs=20)),
     "chat_top5_stream": ("chat", lambda i: _chat(i, logprobs=True, top_logprobs=5, stream=True)),
+    "tools_3": ("chat", lambda i: _chat(i, tools=_TOOLS[:3])),
+    "tools_20": ("chat", lambda i: _chat(i, tools=_TOOLS)),
 }
 
 
 def _chat(i: int, **extra: Any) -> dict[str, Any]:
-    return {"model": "gpt-4o", "messages": [{"role": "user", "content": f"Tell me about tide pools #{i}"}],
-            **extra}  # fmt: skip
+    asked = "What's the weather in Paris today?" if "tools" in extra else "Tell me about tide pools"
+    prompt = f"{asked} #{i}"
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": prompt}], **extra}
+
+
+def _tool(name: str, props: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": props, "required": list(props)}
+    function = {"name": name, "description": f"{name} tool", "parameters": schema}
+    return {"type": "function", "function": function}
+
+
+_TOOLS = [
+    _tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}}),
+    _tool("search_web", {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}),
+    _tool("send_email", {"to": {"type": "string", "format": "email"}, "subject": {"type": "string"}}),
+] + [
+    _tool(f"tool_{n}", {"id": {"type": "string"}, "count": {"type": "integer"}, "tags": {
+        "type": "array", "items": {"type": "string"}}}) for n in range(17)
+]  # fmt: skip
 
 
 def _measure(names: list[str], n: int) -> dict[str, tuple[float, str]]:
