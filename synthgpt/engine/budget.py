@@ -4,7 +4,7 @@ unasked."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ..model import ModelRequest
 from ..profiles import ModelProfile, output_limit, profile_for
@@ -46,5 +46,30 @@ def prompt_tokens(req: ModelRequest) -> int:
         texts.extend(req.inputs)
     n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
     for t in req.tools:
-        n += 8 + count_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+        n += 8 + _tool_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+    return n
+
+
+_TOOL_TOKENS: dict[str, int] = {}
+_TOOL_TEXT_MAX: Final = 4096
+_TOOL_CHARS_MAX: Final = 512 * 1024
+_kept_chars = 0
+
+
+def _tool_tokens(text: str) -> int:
+    """`count_tokens` of a declared tool's text, kept for the tools a server sees again and again (an agent
+    declares the same ones on every call of its loop: 20 tools took ~45 µs to count per request). At most
+    512 K characters of texts are kept (then the memory starts over); a text over 4 K is counted every
+    time."""
+    global _kept_chars
+    if len(text) > _TOOL_TEXT_MAX:
+        return count_tokens(text)
+    n = _TOOL_TOKENS.get(text)
+    if n is None:
+        n = count_tokens(text)
+        if _kept_chars + len(text) > _TOOL_CHARS_MAX:
+            _TOOL_TOKENS.clear()
+            _kept_chars = 0
+        _TOOL_TOKENS[text] = n
+        _kept_chars += len(text)
     return n

@@ -79,3 +79,22 @@ def test_budget_under_profiles_and_windows(
     except Exception as exc:
         got = (type(exc), str(exc))
     assert got == expected
+
+
+def test_a_tool_s_tokens_are_counted_once_and_the_memory_of_them_stays_bounded() -> None:
+    from synthgpt.engine import budget
+
+    def tool(name: str, pad: int) -> dict[str, Any]:
+        parameters = {"type": "object", "properties": {"x": {"type": "string", "description": "d" * pad}}}
+        return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [tool("a", 10)]}
+    req = ModelRequest.from_dict(body)
+    text = "a  " + '{"properties":{"x":{"description":"dddddddddd","type":"string"}},"type":"object"}'
+    assert prompt_tokens(req) == prompt_tokens(ModelRequest.from_dict(body)) == 7 + 1 + 8 + count_tokens(text)
+    for i in range(400):  # ~3,000 characters each: past the 512 K kept, the memory starts over
+        prompt_tokens(ModelRequest.from_dict({**body, "tools": [tool(f"t{i}", 3000)]}))
+    assert budget._kept_chars <= 512 * 1024
+    assert sum(map(len, budget._TOOL_TOKENS)) == budget._kept_chars
+    huge = ModelRequest.from_dict({**body, "tools": [tool("big", 10_000)]})  # over 4 K: counted, not kept
+    assert prompt_tokens(huge) > 2_000 and not any(k.startswith("big ") for k in budget._TOOL_TOKENS)
