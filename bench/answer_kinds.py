@@ -41,6 +41,7 @@ CASES: dict[str, tuple[str, Any]] = {
     "chat_top5_stream": ("chat", lambda i: _chat(i, logprobs=True, top_logprobs=5, stream=True)),
     "tools_3": ("chat", lambda i: _chat(i, tools=_TOOLS[:3])),
     "tools_20": ("chat", lambda i: _chat(i, tools=_TOOLS)),
+    "agent_30_turns": ("chat", lambda i: _agent(i, 30)),
 }
 
 
@@ -48,6 +49,22 @@ def _chat(i: int, **extra: Any) -> dict[str, Any]:
     asked = "What's the weather in Paris today?" if "tools" in extra else "Tell me about tide pools"
     prompt = f"{asked} #{i}"
     return {"model": "gpt-4o", "messages": [{"role": "user", "content": prompt}], **extra}
+
+
+def _agent(i: int, turns: int) -> dict[str, Any]:
+    """An agent loop's request after `turns` calls of its tools and their results (what frameworks resend
+    whole on every turn), ten tools declared."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a travel assistant. Use the tools."},
+        {"role": "user", "content": f"Plan a weekend in Lisbon for two, budget 800 euros #{i}"},
+    ]
+    for t in range(turns):
+        call = {"id": f"call_{t}", "type": "function",
+                "function": {"name": "search_web", "arguments": f'{{"query":"lisbon step {t}","limit":5}}'}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{t}",
+                         "content": f'{{"results":[{{"title":"Result {t}","url":"https://example.com/{t}"}}]}}'})
+    return {"model": "gpt-4o", "messages": messages, "tools": _TOOLS[:10]}  # fmt: skip
 
 
 def _tool(name: str, props: dict[str, Any]) -> dict[str, Any]:
