@@ -44,32 +44,39 @@ def prompt_tokens(req: ModelRequest) -> int:
             texts.extend(tc.name + tc.arguments for tc in m.tool_calls)
     if req.inputs:
         texts.extend(req.inputs)
-    n = count_message_tokens(texts) if req.messages else sum(count_tokens(t) for t in req.inputs)
+    if req.messages:
+        # a conversation resends its earlier messages on every turn: their counts are remembered
+        n = count_message_tokens(texts, _known_tokens if len(texts) >= _CONVERSATION else None)
+    else:
+        n = sum(count_tokens(t) for t in req.inputs)
     for t in req.tools:
-        n += 8 + _tool_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+        n += 8 + _known_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
     return n
 
 
-_TOOL_TOKENS: dict[str, int] = {}
-_TOOL_TEXT_MAX: Final = 4096
-_TOOL_CHARS_MAX: Final = 512 * 1024
+_CONVERSATION: Final = 8
+"""From this many texts, a prompt's message counts are remembered (`_known_tokens`); a short prompt,
+mostly new each time, is counted as it is."""
+_KNOWN: dict[str, int] = {}
+_KNOWN_TEXT_MAX: Final = 4096
+_KNOWN_CHARS_MAX: Final = 512 * 1024
 _kept_chars = 0
 
 
-def _tool_tokens(text: str) -> int:
-    """`count_tokens` of a declared tool's text, kept for the tools a server sees again and again (an agent
-    declares the same ones on every call of its loop: 20 tools took ~45 µs to count per request). At most
-    512 K characters of texts are kept (then the memory starts over); a text over 4 K is counted every
-    time."""
+def _known_tokens(text: str) -> int:
+    """`count_tokens(text)`, remembered for the texts a server sees again and again: the tools an agent
+    declares and the messages it resends on every call of its loop (20 tools took ~45 µs to count per
+    request, 30 turns' messages ~100 µs). At most 512 K characters of texts are kept (then the memory
+    starts over); a text over 4 K is counted every time."""
     global _kept_chars
-    if len(text) > _TOOL_TEXT_MAX:
+    if len(text) > _KNOWN_TEXT_MAX:
         return count_tokens(text)
-    n = _TOOL_TOKENS.get(text)
+    n = _KNOWN.get(text)
     if n is None:
         n = count_tokens(text)
-        if _kept_chars + len(text) > _TOOL_CHARS_MAX:
-            _TOOL_TOKENS.clear()
+        if _kept_chars + len(text) > _KNOWN_CHARS_MAX:
+            _KNOWN.clear()
             _kept_chars = 0
-        _TOOL_TOKENS[text] = n
+        _KNOWN[text] = n
         _kept_chars += len(text)
     return n

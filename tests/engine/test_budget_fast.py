@@ -95,6 +95,20 @@ def test_a_tool_s_tokens_are_counted_once_and_the_memory_of_them_stays_bounded()
     for i in range(400):  # ~3,000 characters each: past the 512 K kept, the memory starts over
         prompt_tokens(ModelRequest.from_dict({**body, "tools": [tool(f"t{i}", 3000)]}))
     assert budget._kept_chars <= 512 * 1024
-    assert sum(map(len, budget._TOOL_TOKENS)) == budget._kept_chars
+    assert sum(map(len, budget._KNOWN)) == budget._kept_chars
     huge = ModelRequest.from_dict({**body, "tools": [tool("big", 10_000)]})  # over 4 K: counted, not kept
-    assert prompt_tokens(huge) > 2_000 and not any(k.startswith("big ") for k in budget._TOOL_TOKENS)
+    assert prompt_tokens(huge) > 2_000 and not any(k.startswith("big ") for k in budget._KNOWN)
+
+
+def test_a_long_conversation_s_remembered_counts_are_its_counts() -> None:
+    from synthgpt.engine import budget
+
+    turns = [{"role": "user" if i % 2 else "assistant", "content": f"turn {i} " + "word " * i}
+             for i in range(12)]  # fmt: skip
+    req = ModelRequest.from_dict({"model": "m", "messages": turns})
+    again = ModelRequest.from_dict({"model": "m", "messages": turns})
+    assert prompt_tokens(req) == prompt_tokens(again) == count_message_tokens(m.content for m in req.messages)
+    assert "turn 11 " + "word " * 11 in budget._KNOWN  # remembered for the next turn's request
+    short = ModelRequest.from_dict({"model": "m", "messages": [{"role": "user", "content": "new prompt 7"}]})
+    assert prompt_tokens(short) == 3 + 4 + count_tokens("new prompt 7")
+    assert "new prompt 7" not in budget._KNOWN  # a one-message prompt is counted, not remembered
