@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import DrawError, RequestError
-from ..jsonutil import canonical_bytes, canonical_json, tiny_float_text
+from ..jsonutil import canonical_bytes, canonical_json, plain_json, tiny_float_text
 from ..model import ModelRequest
 from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
@@ -111,20 +111,21 @@ def tool_schema(schema: Any) -> tuple[FromSchema, FillHints | None]:
     distinct schema: an agent's requests declare the same tools call after call, and building one took
     ~60 µs of a ~380 µs tool-call answer (a copy of the schema, its checks, then its plan at the first
     draw). Unlike `compiled_schema`'s, the schema keeps its own key order: the arguments are drawn as its
-    properties are declared. A schema whose text holds a value `null` (which orjson also writes for NaN)
-    is built every time, as is one orjson does not write."""
+    properties are declared. Kept by its orjson text only when it holds plain JSON values (`plain_json`:
+    then no two schemas share a text; a tuple and a list, NaN and None, would), else built every time."""
     from .schema import FromSchema
 
-    try:
-        text = orjson.dumps(schema, option=_AS_SENT)
-    except TypeError:
-        built = FromSchema(schema)
-        return built, fill_hints(built.schema)
-    found = _TOOLS.get(text)
+    text = None
+    if plain_json(schema, tuples=False):
+        try:
+            text = orjson.dumps(schema)
+        except TypeError:  # ints beyond 64 bits, lone surrogates
+            text = None
+    found = None if text is None else _TOOLS.get(text)
     if found is None:
         built = FromSchema(schema)
         found = built, fill_hints(built.schema)
-        if not (b"null" in text and any(n in text for n in _VALUE_NULLS)):
+        if text is not None:
             if len(_TOOLS) >= _MAX_SCHEMAS:  # bounded as `_compile` is: schemas built from data
                 _TOOLS.clear()
             _TOOLS[text] = found

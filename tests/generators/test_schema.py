@@ -794,3 +794,21 @@ def test_caller_mutation_changes_nothing() -> None:
     gen = FromSchema(schema)
     schema["maxLength"] = 100
     assert len(gen.draw(ctx(1))) <= 3
+
+
+def test_a_tool_s_schema_is_prepared_once_per_distinct_plain_schema() -> None:
+    """`tool_schema` keeps one FromSchema per schema text (an agent declares the same tools every call),
+    in the schema's own key order; a schema holding what is not plain JSON is prepared every time."""
+    from synthgpt.generators.structured import tool_schema
+
+    def schema() -> dict[str, Any]:
+        return {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": ["integer", "null"]}},
+                "required": ["b", "a"]}  # fmt: skip
+
+    first, _ = tool_schema(schema())
+    assert tool_schema(schema())[0] is first  # an equal schema, decoded anew: the same generator
+    assert list(first.schema["properties"]) == ["b", "a"]  # its own order, not sorted
+    odd = {**schema(), "required": ("b", "a")}  # a tuple: the same orjson text as the list, refused
+    for _ in range(2):
+        with pytest.raises(SchemaError, match="required must be an array of strings"):
+            tool_schema(odd)
