@@ -93,10 +93,11 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
         out = _orjson(value, option=_OPTIONS)
     except TypeError:  # beyond orjson: the standard encoder writes it or refuses it, with its own message
         return None
-    rewritten = repr_floats(out)  # (it looks for the marks `_tiny_float_text` looks for, once)
-    if rewritten is None:
-        return None
-    out = rewritten
+    if _tiny_float_text(out):  # (cheaper than `repr_floats` for the text of most answers: no float in it)
+        rewritten = repr_floats(out)
+        if rewritten is None:
+            return None
+        out = rewritten
     # `find`, not `in`: a bytes `in` first tries its operand as an int and clears the TypeError (~80 ns)
     if (out.count(b"null") != nulls if nulls else out.find(b"null") != -1) and _loads(out) != value:
         return None  # a NaN or an infinity became null (or a tuple: harmless)
