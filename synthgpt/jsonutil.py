@@ -76,7 +76,7 @@ def dumps_many(values: Sequence[Any], *, nulls: int = 0) -> list[str]:
     # joining hides no match of a text; a match across two texts could only send them all to `dumps`
     joined = b"".join(outs)
     if _tiny_float_text(joined):
-        rewritten = [o if not _tiny_float_text(o) else repr_floats(o) for o in outs]
+        rewritten = list(map(_repr_form, outs))
         if any(o is None for o in rewritten):
             return [dumps(v) for v in values]
         outs = [o for o in rewritten if o is not None]  # (none is: mypy's narrowing)
@@ -93,11 +93,10 @@ def _fast(value: Any, nulls: int = 0) -> bytes | None:
         out = _orjson(value, option=_OPTIONS)
     except TypeError:  # beyond orjson: the standard encoder writes it or refuses it, with its own message
         return None
-    if _tiny_float_text(out):  # (cheaper than `repr_floats` for the text of most answers: no float in it)
-        rewritten = repr_floats(out)
-        if rewritten is None:
-            return None
-        out = rewritten
+    rewritten = _repr_form(out)
+    if rewritten is None:
+        return None
+    out = rewritten
     # `find`, not `in`: a bytes `in` first tries its operand as an int and clears the TypeError (~80 ns)
     if (out.count(b"null") != nulls if nulls else out.find(b"null") != -1) and _loads(out) != value:
         return None  # a NaN or an infinity became null (or a tuple: harmless)
@@ -117,8 +116,8 @@ def canonical_json(value: Any) -> str:
             out: bytes | None = _orjson(value, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # ints beyond 64 bits, lone surrogates, nesting past orjson's limit
             out = None
-        if out is not None and _tiny_float_text(out):
-            out = repr_floats(out)
+        if out is not None:
+            out = _repr_form(out)
         if out is not None:
             return out.decode()
     return _CANONICAL(value)
@@ -158,8 +157,8 @@ def canonical_bytes(value: Any) -> bytes:
         out = _orjson(value, option=_SORTED)
     except TypeError:
         out = None
-    if out is not None and _tiny_float_text(out):
-        out = repr_floats(out)
+    if out is not None:
+        out = _repr_form(out)
     return _CANONICAL(value).encode() if out is None else out
 
 
@@ -177,9 +176,7 @@ def canonical_bytes_strict(value: Any, default: Callable[[Any], Any], floats: bo
     code point), and the two scans for what only a float writes differently are skipped (~0.7 µs for a
     400-byte text: `in` on bytes is no memchr)."""
     out = sorted_bytes_strict(value, default)
-    if out is not None and floats and _tiny_float_text(out):
-        return repr_floats(out)
-    return out
+    return _repr_form(out) if out is not None and floats else out
 
 
 def sorted_bytes_strict(value: Any, default: Callable[[Any], Any]) -> bytes | None:
@@ -198,6 +195,12 @@ def _tiny_float_text(out: bytes) -> bool:
     or a digit before `e-`; see the module's notes). `find` first (cheaper than `in`, see `_fast`): the
     regex is the slow part."""
     return out.find(b"0.0000") != -1 or (out.find(b"e-") != -1 and _EXPONENT(out) is not None)
+
+
+def _repr_form(out: bytes) -> bytes | None:
+    """orjson's `out` with its tiny floats in `repr`'s form (`repr_floats`), None when that is not certain;
+    a text without any (most answers) told by `_tiny_float_text` first, which is cheaper."""
+    return repr_floats(out) if _tiny_float_text(out) else out
 
 
 def repr_floats(out: bytes) -> bytes | None:
