@@ -129,7 +129,7 @@ def parse_json_body(raw: bytes) -> Any:
         shapes = raw.translate(_SHAPES)
         if shapes.find(_WIDE_INTEGER) != -1:
             return parse_json_stdlib(raw)
-        # brackets bound the depth from above: only a body with many of them is walked
+        # brackets bound the depth from above: only a body with many of them is looked into (`_too_deep`)
         brackets = shapes.count(b"[") if len(raw) > MAX_JSON_DEPTH else 0
     else:  # the same, a piece at a time; the brackets counted up to each piece's overlap
         brackets = 0
@@ -137,12 +137,8 @@ def parse_json_body(raw: bytes) -> Any:
             if shapes.find(_WIDE_INTEGER) != -1:
                 return parse_json_stdlib(raw)
             brackets += shapes.count(b"[", 0, _SCAN_PIECE)
-    if brackets > MAX_JSON_DEPTH and isinstance(body, dict | list):
-        fits = depth_at_most(raw, MAX_JSON_DEPTH)
-        if fits is None:  # not told from the text: the parsed body is walked
-            fits = json_depth(body, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH
-        if not fits:
-            return parse_json_stdlib(raw)  # raises the depth refusal
+    if _too_deep(raw, body, brackets):
+        return parse_json_stdlib(raw)  # raises the depth refusal
     return body
 
 
@@ -188,12 +184,12 @@ def parse_json_stdlib(raw: bytes) -> Any:
                 f"We could not parse the JSON body of your request: a lone surrogate escape{where} is not "
                 "valid Unicode text. Escape both halves of a surrogate pair, or send the character as UTF-8."
             ) from None
-    # brackets bound the depth from above: only a body with many of them is walked
+    # brackets bound the depth from above: only a body with many of them is looked into (`_too_deep`)
     if long:
         brackets = sum(shapes.count(b"[") for shapes in _pieces(raw, _SHAPES, 0))
     else:
         brackets = text.count("[") + text.count("{")
-    if brackets > MAX_JSON_DEPTH and json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+    if _too_deep(raw, body, brackets):
         raise RequestError(
             f"The JSON body of your request nests arrays and objects more than {MAX_JSON_DEPTH} levels deep. "
             "Flatten the request: no API input needs that much nesting."
@@ -258,6 +254,15 @@ def _token_position(text: str, literal: str) -> int:
 _CONTAINERS = frozenset((dict, list))
 _WALK_PIECE: Final = 4096
 """Containers walked between two `let_go`s (~4 ms)."""
+
+
+def _too_deep(raw: bytes, body: Any, brackets: int) -> bool:
+    """Whether `body`, parsed from `raw` and holding `brackets` arrays and objects in all, nests deeper than
+    `MAX_JSON_DEPTH`: told from the text where it can be (`depth_at_most`), else by walking the body."""
+    if brackets <= MAX_JSON_DEPTH or not isinstance(body, dict | list):
+        return False
+    fits = depth_at_most(raw, MAX_JSON_DEPTH)
+    return not fits if fits is not None else json_depth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
 
 
 _TEXT_DEPTH_BYTES: Final = 64 * 1024
