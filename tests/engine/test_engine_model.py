@@ -216,3 +216,11 @@ def test_tool_finds_the_first_declared_tool_of_a_name(count: int) -> None:
     assert r.tool("t1").description == "d1" and r.tool("nope") is None  # type: ignore[union-attr]
     other = r.model_copy(update={"tools": (r.tools[2],)})
     assert other.tool("t1") is None and other.tool("t2") is r.tools[2]
+
+
+def test_the_current_turn_is_found_once_and_a_copy_finds_its_own() -> None:
+    r = ModelRequest.from_dict({"model": "x", "messages": [
+        {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]})  # fmt: skip
+    assert r.current_turn is r.current_turn and [m.content for m in r.current_turn] == ["b"]
+    later = r.model_copy(update={"messages": (*r.messages, r.messages[0])})
+    assert later.current_turn == () and [m.content for m in r.current_turn] == ["b"]
