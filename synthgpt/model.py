@@ -261,6 +261,8 @@ class ModelRequest(_Frozen):
     _call_names: dict[str, str] | None = PrivateAttr(default=None)
     _tools_by_name: dict[str, Tool] | None = PrivateAttr(default=None)
     _current_turn: tuple[Message, ...] | None = PrivateAttr(default=None)
+    _wire: Any = PrivateAttr(default=None)
+    """What a served request was decoded from (`codec.envelope.Wire`): the journal keeps that of it."""
 
     def __eq__(self, other: object) -> bool:
         # Field values only: pydantic would also compare the cached fingerprint, so a request whose
@@ -465,6 +467,8 @@ class ModelRequest(_Frozen):
         if update and not _WIRE_ONLY.issuperset(update):
             # what is cached is the original's: the copy's own is worked out when it is first asked for
             copied.__pydantic_private__ = _private_defaults(ModelRequest)
+        elif update:  # the cached views still hold; the bytes decode to the original, not to the copy
+            copied.__pydantic_private__["_wire"] = None  # type: ignore[index]
         return copied
 
     def summary(self) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .codec.base import WireCodec
-from .codec.envelope import decode_envelope
+from .codec.envelope import Wire, decode_request
 from .codec.errors import error_headers
 from .codec.framing import stream_media_type
 from .codec.openai_chat.encode import openai_response_headers
@@ -295,11 +295,9 @@ def accept(
 ) -> Accepted | Answered:
     """Parse, decode and check the model is served: the request, or the answer refusing it."""
     try:
-        envelope = decode_envelope(raw, headers)
-        body = envelope.body
-        if stream and isinstance(body, dict):
-            body = {**body, "stream": True}
-        req = codec.decode(body, envelope.headers, params)
+        req, body, kept = decode_request(codec, raw, headers, params, stream)
+        if _replayable(codec, body):  # decoded from its own bytes alone: the journal keeps those
+            req.__pydantic_private__["_wire"] = Wire(codec, raw, kept, params, stream)  # type: ignore[index]
         rid = answer_request_id(mock.seed, req.api, req.fingerprint())
         if not serves(mock, req.model):
             spec = model_not_found(req.model)

@@ -8,10 +8,13 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..model import ModelOutput, ModelRequest
-from .packing import pack, unpack_pair
+from .packing import pack, pack_output, unpack_output, unpack_pair
+
+if TYPE_CHECKING:
+    from ..codec.envelope import Wire
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES", "PACK_AT_ONCE_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome",
@@ -144,11 +147,17 @@ class PackedRecord:
     duration_ms: float
     captures: dict[str, str]
     payload: bytes
-    """(request, output) packed: `journal.packing`"""
+    """(request, output) packed (`journal.packing`); the output alone when `wire` holds the request."""
     delivery: Delivery = field(default_factory=Delivery)
+    wire: Wire | None = None
+    """What a served request was decoded from, decoded again when the record is read (`codec.envelope`)."""
 
     def unpack(self) -> CallRecord:
-        request, output = unpack_pair(self.payload)
+        wire = self.wire
+        if wire is None:
+            request, output = unpack_pair(self.payload)
+        else:
+            request, output = wire.decode(), unpack_output(self.payload)
         return CallRecord(self.index, request, self.rule, self.seed, output, self.at, self.duration_ms,
                           self.captures, self.delivery)  # fmt: skip
 
@@ -158,12 +167,24 @@ def record_bytes(item: CallRecord | PackedRecord) -> int:
     grows with a request or an answer: messages, tool arguments, answer text, embeddings). A live record's
     figure is worked out once and kept on it: the journal and the rule's history both ask."""
     if isinstance(item, PackedRecord):
-        return len(item.payload) + _PACKED_OVERHEAD
+        return _packed_bytes(item.payload, item.wire)
     size = item.nbytes
     if size < 0:
         size = _live_bytes(item)
         object.__setattr__(item, "nbytes", size)  # frozen for its users; this is its own cache
     return size
+
+
+def _packed_bytes(payload: bytes, wire: Wire | None) -> int:
+    return len(payload) + _PACKED_OVERHEAD + (0 if wire is None else wire.nbytes)
+
+
+def _wire_of(request: ModelRequest) -> Wire | None:
+    """The request's `Wire`, if the pipeline decoded it from one (read from the private dict directly:
+    `request._wire` is found only after pydantic's __getattr__ fallback)."""
+    private: dict[str, Any] = request.__pydantic_private__  # type: ignore[assignment]
+    wire: Wire | None = private.get("_wire")
+    return wire
 
 
 def _live_bytes(item: CallRecord) -> int:
@@ -200,22 +221,24 @@ class _Payloads:
     request compared too); emptied when full rather than kept in order: a miss costs only a packing."""
 
     def __init__(self) -> None:
-        self._items: dict[int, tuple[ModelRequest, ModelOutput, bytes]] = {}
+        self._items: dict[int, tuple[ModelRequest, ModelOutput, bytes, Wire | None]] = {}
 
-    def of(self, record: CallRecord) -> tuple[bytes, bool]:
-        """The packed pair, and whether it was packed before (the call was answered again, by replay)."""
+    def of(self, record: CallRecord) -> tuple[bytes, Wire | None, bool]:
+        """The packed pair (the output alone, with the request's `Wire`, when it has one), and whether it was
+        packed before (the call was answered again, by replay)."""
         req, out = record.request, record.output
         items = self._items
         hit = items.get(id(out))  # held objects keep their ids: a hit is the same pair
         if hit is not None and hit[0] is req:
-            return hit[2], True
-        blob = pack(req, out)
+            return hit[2], hit[3], True
+        wire = _wire_of(req)
+        blob = pack(req, out) if wire is None else pack_output(out)
         if record_bytes(record) > _PAYLOAD_MAX_BYTES:
-            return blob, False  # kept here, it would hold the live pair outside every byte bound
+            return blob, wire, False  # kept here, it would hold the live pair outside every byte bound
         if len(items) >= _PAYLOADS:
             items.clear()
-        items[id(out)] = (req, out, blob)
-        return blob, False
+        items[id(out)] = (req, out, blob, wire)
+        return blob, wire, False
 
     def clear(self) -> None:
         self._items.clear()
@@ -283,12 +306,13 @@ class Journal:
         if not isinstance(r, CallRecord):
             return
         try:
-            payload, again = self._payloads.of(r)
+            payload, wire, again = self._payloads.of(r)
         except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
             return
-        packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery)
+        packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery,
+                              wire)  # fmt: skip
         records[i] = packed
-        packed_size = len(payload) + _PACKED_OVERHEAD  # record_bytes(packed)
+        packed_size = _packed_bytes(payload, wire)  # record_bytes(packed)
         self._bytes += packed_size - sizes[i]
         sizes[i] = packed_size
         # a replayed call's request and output live on in the answer kept for replays: packing its

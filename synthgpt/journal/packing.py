@@ -32,7 +32,9 @@ from pydantic import BaseModel
 from .. import model as _model
 from ..model import Message, ModelOutput, ModelRequest
 
-__all__ = ["pack", "pack_messages", "pickled", "unpack_messages", "unpack_pair"]
+__all__ = [
+    "pack", "pack_messages", "pack_output", "pickled", "unpack_messages", "unpack_output", "unpack_pair",
+]  # fmt: skip
 
 _HEAD = 2  # a packed object's array: class number, field set number, then the field values
 
@@ -297,6 +299,17 @@ def unpack_pair(payload: bytes) -> tuple[ModelRequest, ModelOutput]:
     """The request and output `payload` packs (as JSON, or pickled by `pickled`)."""
     request, output = _unpacked(payload)
     return request, output
+
+
+def pack_output(output: ModelOutput) -> bytes:
+    """The packed bytes of a record's output alone, for a request the journal keeps as its `Wire`."""
+    return _packed((output,))
+
+
+def unpack_output(payload: bytes) -> ModelOutput:
+    """The output `payload` packs (`pack_output`)."""
+    output: ModelOutput = _unpacked(payload)[0]
+    return output
 
 
 def pack_messages(messages: tuple[Message, ...]) -> bytes:

@@ -235,15 +235,15 @@ def test_a_replayed_pair_is_packed_once_and_a_new_request_with_its_output_again(
     request, output = ModelRequest(model="a"), ModelOutput(id_seed=5)
     other = ModelRequest(model="b")
     payloads = _Payloads()
-    first, again = payloads.of(CallRecord(0, request, "r", 1, output, 0.0, 0.0))
-    assert not again
-    second, again = payloads.of(CallRecord(1, request, "r", 1, output, 0.0, 0.0))
-    assert again and second is first
-    third, again = payloads.of(CallRecord(2, other, "r", 1, output, 0.0, 0.0))
+    first, wire, again = payloads.of(CallRecord(0, request, "r", 1, output, 0.0, 0.0))
+    assert not again and wire is None
+    second, wire, again = payloads.of(CallRecord(1, request, "r", 1, output, 0.0, 0.0))
+    assert again and second is first and wire is None
+    third, wire, again = payloads.of(CallRecord(2, other, "r", 1, output, 0.0, 0.0))
     assert not again and unpack_pair(third) == (other, output)
     for i in range(40):  # many pairs: bounded, each packed right
         req = ModelRequest(model=f"x{i}")
-        blob, again = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0))
+        blob, wire, again = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0))
         assert not again and unpack_pair(blob) == (req, output)
     assert len(payloads._items) <= 16
 
