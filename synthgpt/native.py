@@ -55,6 +55,7 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.jsonutil",
     "synthgpt.logprobs",
     "synthgpt.seeding",
+    "synthgpt.splitmix",
     "synthgpt.tokens",
 )
 """Modules compiled by `build`. Each must import cleanly under mypyc: no class that uncompiled code

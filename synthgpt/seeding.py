@@ -7,8 +7,10 @@ import hashlib
 import random
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
+from . import native as _build
+from . import splitmix as _machine
 from .jsonutil import canonical_json
 
 __all__ = [
@@ -70,6 +72,8 @@ _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
 _UNIT = 2.0**-53
 _BY_BITS: Any = random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]  # private, stable
+_COMPILED: Final = _build.active()
+"""This module runs compiled: its lanes of mixes are `splitmix`'s machine integers, not wide Python ints."""
 
 
 def mix_seed(seed: int, key: int) -> int:
@@ -127,20 +131,27 @@ class MixedSeeds:
     2**64 before a product with a 64-bit constant, and the masks clear what a shift brings down.
     """
 
-    __slots__ = ("_keys", "_lanes", "_then")
+    __slots__ = ("_keys", "_lanes", "_machine", "_then")
 
     def __init__(self, keys: tuple[int, ...], then: tuple[tuple[int, int], ...] = ()) -> None:
         self._keys = keys
+        self._then: _Then | None = _then_lanes(keys, then) if then or not keys else None
+        if _COMPILED:  # the keys, `then` keys and steps as `splitmix` takes them
+            pairs = self._then[0] if self._then is not None else ()
+            self._machine = _signed_all(keys, pairs)
+            self._lanes: _Lanes | None = None
+            return
         count = len(keys)
         if 3 <= count <= _MAX_LANES:
             ones, _, mask, unpack = _lanes(count)
             packed = sum((k & _MASK) << (128 * i) for i, k in enumerate(keys))
-            self._lanes: _Lanes | None = (ones, packed, _GAMMA * ones, mask, unpack)
+            self._lanes = (ones, packed, _GAMMA * ones, mask, unpack)
         else:  # a mix or two (or more keys than lanes): one by one
             self._lanes = None
-        self._then: _Then | None = _then_lanes(keys, then) if then or not keys else None
 
     def __call__(self, seed: int) -> tuple[int, ...]:
+        if _COMPILED:
+            return _machine.mixed(seed, self._machine[0])
         lanes = self._lanes
         if lanes is None:
             return tuple(mix_seed(seed, k) for k in self._keys)
@@ -168,6 +179,8 @@ class MixedSeeds:
         pairs = self._then
         if pairs is None:
             raise ValueError("MixedSeeds.with_outputs needs the keys' `then` pairs")
+        if _COMPILED:
+            return _machine.mixed_with_outputs((seed,), *self._machine)
         lanes = pairs[1]
         if lanes is None:  # one key, none, or more than lanes hold: mix by mix
             seeds = tuple(mix_seed(seed, k) for k in self._keys)
@@ -196,11 +209,14 @@ class LaneMix:
     """For lane i: the seed `mix_seed(seeds[i], keys[i])` and the output its `then` pair asks for, as
     `MixedSeeds((keys[i],), (then[i],)).with_outputs(seeds[i])` gives them, all lanes in one pass."""
 
-    __slots__ = ("_gammas", "_keys", "_mask", "_pack", "_size", "_steps", "_unpack", "_xs")
+    __slots__ = ("_gammas", "_keys", "_machine", "_mask", "_pack", "_size", "_steps", "_unpack", "_xs")
 
     def __init__(self, keys: tuple[int, ...], then: tuple[tuple[int, int], ...]) -> None:
         if len(then) != len(keys) or not keys:
             raise ValueError(f"LaneMix: {len(keys)} keys and {len(then)} `then` pairs")
+        if _COMPILED:
+            self._machine = _signed_all(keys, tuple((x, (step * _GAMMA) & _MASK) for x, step in then))
+            return
         count = len(keys)
         ones = sum(1 << (128 * i) for i in range(count))
         self._keys = sum((k & _MASK) << (128 * i) for i, k in enumerate(keys))
@@ -214,8 +230,19 @@ class LaneMix:
 
     def __call__(self, seeds: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The lanes' seeds and outputs from their parents' `seeds` (one per lane, each below 2**64)."""
+        if _COMPILED:
+            return _machine.mixed_with_outputs(seeds, *self._machine)
         z = int.from_bytes(self._pack(*seeds), "little") ^ self._keys
         return _mix_twice(z, self._gammas, self._mask, self._xs, self._steps, self._size, self._unpack)
+
+
+def _signed_all(
+    keys: tuple[int, ...], pairs: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Keys and (key, steps·GAMMA) pairs as `splitmix` takes them: keys, `then` keys, steps, each signed."""
+    signed = _machine.signed
+    xs = tuple(signed(x) for x, _ in pairs)
+    return tuple(map(signed, keys)), xs, tuple(signed(step) for _, step in pairs)
 
 
 def _mix_twice(
@@ -379,6 +406,8 @@ def first_outputs(seed: int, count: int) -> list[int]:
 
 def _outputs(s: int, count: int) -> list[int]:
     """The `count` outputs after state `s` (below 2**64)."""
+    if _COMPILED:
+        return _machine.outputs(s, count)
     if not 3 <= count <= _MAX_LANES:
         out = []
         for _ in range(count):
