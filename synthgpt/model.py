@@ -25,13 +25,14 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
 from .jsonutil import canonical_bytes, canonical_bytes_strict, dumps
 from .seeding import canonical_json, seed_after
 from .text_json import loads_text
+from .trusted import built, private_defaults
 
 __all__ = [
     "ApiKind",
@@ -466,7 +467,7 @@ class ModelRequest(_Frozen):
         copied = super().model_copy(update=update, deep=deep)
         if update and not _WIRE_ONLY.issuperset(update):
             # what is cached is the original's: the copy's own is worked out when it is first asked for
-            copied.__pydantic_private__ = _private_defaults(ModelRequest)
+            copied.__pydantic_private__ = private_defaults(ModelRequest)
         elif update:  # the cached views still hold; the bytes decode to the original, not to the copy
             copied.__pydantic_private__["_wire"] = None  # type: ignore[index]
         return copied
@@ -633,76 +634,6 @@ def request_error_from(exc: ValidationError) -> RequestError:
     # requests are JSON: say "array" where pydantic speaks of the tuple the field is stored as
     msg = msg.replace("a valid tuple", "a valid array")
     return RequestError(f"Invalid value for '{param or 'body'}': {msg}", param or None)
-
-
-# ------------------------------------------------------------------------------- trusted construction
-
-_M = TypeVar("_M", bound=BaseModel)
-_Layout = tuple[dict[str, Any], tuple[tuple[str, Any], ...], dict[str, Any] | None]
-_LAYOUTS: dict[type[BaseModel], _Layout] = {}
-_PRIVATE_FACTORIES: set[type[BaseModel]] = set()
-_new = object.__new__
-
-
-def _layout(cls: type[BaseModel]) -> _Layout:
-    """The plain defaults of `cls`'s fields, in field order (those with a factory hold None), the (name,
-    factory) pairs that make a fresh default each time, and the private attributes' defaults (None: none)."""
-    layout = _LAYOUTS.get(cls)
-    if layout is None:
-        fields = cls.model_fields
-        defaults = {name: None if f.default_factory else f.default for name, f in fields.items()}
-        factories = tuple((name, f.default_factory) for name, f in fields.items() if f.default_factory)
-        private = _private_defaults(cls) or None
-        if any(p.default_factory is not None for p in cls.__private_attributes__.values()):
-            _PRIVATE_FACTORIES.add(cls)  # a fresh default per instance, never one shared
-        layout = _LAYOUTS[cls] = (defaults, factories, private)
-    return layout
-
-
-def _private_defaults(cls: type[BaseModel]) -> dict[str, Any]:
-    """The private attributes' defaults, as pydantic's `__init__` sets them (one without a default: unset)."""
-    out: dict[str, Any] = {}
-    for name, attr in cls.__private_attributes__.items():
-        value = attr.default_factory() if attr.default_factory is not None else attr.default  # type: ignore[call-arg]
-        if value is not PydanticUndefined:
-            out[name] = value
-    return out
-
-
-def built(cls: type[_M], /, **fields: Any) -> _M:
-    """An instance of the frozen model `cls` holding `fields` as given, the others at their defaults,
-    without pydantic validation: the state `model_validate` would leave, fields set included.
-
-    For the wire decoders, which check every value they read once, in their API's wording, and build the
-    request from what they checked (validating it again through pydantic cost 50-80 µs a request). The
-    caller guarantees what validation would: each value of its field's type (tuples for tuple fields,
-    models for model fields, `schema_` by name) and, for a ModelRequest, strings that are Unicode text
-    (JSON parsed from UTF-8 holds no lone surrogate). `tests/codec/test_decode_equivalence.py` proves the
-    decoders' requests equal the validated ones. Users' `ModelRequest(...)` and rule files still validate.
-    """
-    defaults, factories, private = _LAYOUTS.get(cls) or _layout(cls)
-    data = defaults.copy()  # in field order; updating a key keeps its place
-    for name, factory in factories:
-        if name not in fields:
-            data[name] = factory()
-    data.update(fields)
-    obj = _new(cls)  # pydantic models define no __new__: `cls.__new__` is this, found after a walk of the MRO
-    _set_dict(obj, data)
-    _set_fields_set(obj, set(fields))
-    _set_extra(obj, None)
-    if private is not None:
-        private = private.copy() if cls not in _PRIVATE_FACTORIES else _private_defaults(cls)
-    _set_private(obj, private)
-    return obj
-
-
-_set_dict, _set_fields_set, _set_extra, _set_private = (
-    BaseModel.__dict__[name].__set__
-    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-)
-"""The setters of `BaseModel`'s four slots, what `object.__setattr__(obj, name, value)` ends up calling for
-them: called directly they spare its type lookup and its check that no class between overrides it (~2k of
-a 9k-instruction `built`; `BaseModel.__setattr__`, the frozen check, is bypassed either way)."""
 
 
 # ---------------------------------------------------------------------------------------------- output

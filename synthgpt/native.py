@@ -57,6 +57,7 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.seeding",
     "synthgpt.splitmix",
     "synthgpt.tokens",
+    "synthgpt.trusted",
 )
 """Modules compiled by `build`. Each must import cleanly under mypyc: no class that uncompiled code
 subclasses or that users are offered (MockGPT, Rule, Limits), no `list` subclass, no attribute set on its

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from .. import model as _model
 from ..model import Message, ModelOutput, ModelRequest
+from ..trusted import private_defaults
 
 __all__ = [
     "pack", "pack_messages", "pack_output", "pickled", "unpack_messages", "unpack_output", "unpack_pair",
@@ -285,7 +286,7 @@ def _decode(items: list[Any]) -> Any:
     setattr_(obj, "__pydantic_fields_set__", set(_SETS[number] if type(number) is int else number))
     setattr_(obj, "__pydantic_extra__", None)
     # what pydantic starts an object with (a request's cached fingerprint is taken again when asked)
-    private = _model._private_defaults(cls) if cls.__private_attributes__ else None
+    private = private_defaults(cls) if cls.__private_attributes__ else None
     setattr_(obj, "__pydantic_private__", private)
     return obj
 
