@@ -312,6 +312,9 @@ class DrawRandom(random.Random):
 
     def next64(self) -> int:
         """The next 64 random bits."""
+        if _COMPILED:
+            self._s, out = _machine.next64(self._s)
+            return out
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -325,6 +328,9 @@ class DrawRandom(random.Random):
         return _outputs(s, count)
 
     def random(self) -> float:
+        if _COMPILED:
+            self._s, value = _machine.unit(self._s)
+            return value
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -332,6 +338,9 @@ class DrawRandom(random.Random):
 
     def getrandbits(self, k: int) -> int:
         if k == 64:
+            if _COMPILED:
+                self._s, out = _machine.next64(self._s)
+                return out
             self._s = z = (self._s + _GAMMA) & _MASK
             z = ((z ^ (z >> 30)) * _MIX1) & _MASK
             z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -347,6 +356,9 @@ class DrawRandom(random.Random):
     def _randbelow(self, n: int) -> int:
         if n > 1 << 32:  # large ranges: exact, by rejection over whole words
             return int(_BY_BITS(self, n))
+        if _COMPILED:
+            self._s, j = _machine.below(self._s, n)
+            return j
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -356,6 +368,9 @@ class DrawRandom(random.Random):
         n = len(seq)
         if not n or n > 1 << 32:
             return super().choice(seq)
+        if _COMPILED:
+            self._s, j = _machine.below(self._s, n)
+            return seq[j]
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK
@@ -370,6 +385,12 @@ class DrawRandom(random.Random):
         pool = list(population)
         result = []
         # pick i is `_randbelow(n - i)` of the i-th output
+        if k < 3 and _COMPILED:
+            for i in range(k):
+                self._s, j = _machine.below(self._s, n - i)
+                result.append(pool[j])
+                pool[j] = pool[n - i - 1]
+            return result
         if k < 3:  # a pick or two: their mixes written out (a batch's set-up costs more)
             s = self._s
             for i in range(k):
@@ -390,6 +411,9 @@ class DrawRandom(random.Random):
     def randint(self, a: int, b: int) -> int:
         if type(a) is not int or type(b) is not int or not 0 <= b - a < 1 << 32:
             return super().randint(a, b)
+        if _COMPILED:
+            self._s, j = _machine.below(self._s, b - a + 1)
+            return a + j
         self._s = z = (self._s + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * _MIX1) & _MASK
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from mypy_extensions import i64
 
-__all__ = ["mixed", "mixed_with_outputs", "outputs", "signed"]
+__all__ = ["below", "mixed", "mixed_with_outputs", "next64", "outputs", "signed", "unit"]
 
 _GAMMA: Final = -7046029254386353131  # 0x9E3779B97F4A7C15, SplitMix64's increment, as a signed 64-bit value
 _MIX1: Final = -4658895280553007687  # 0xBF58476D1CE4E5B9
@@ -88,3 +88,40 @@ def mixed_with_outputs(
         mixes.append(_unsigned(s))
         outs.append(_unsigned(_mix((s ^ x) + step)))
     return tuple(mixes), tuple(outs)
+
+
+# `DrawRandom`'s own draws, one output each: its state (below 2**64) in, the next state out with the draw.
+
+
+def _state(state: int) -> i64:
+    """A `DrawRandom` state as a signed 64-bit value: one below 2**64 without masking it first (`setstate`
+    may have been given any int: its low 64 bits, as the interpreted steps take them)."""
+    if state < 0 or state >= _TWO64:
+        return signed(state)
+    value: i64 = state - _TWO64 if state >= _TWO63 else state
+    return value
+
+
+def next64(state: int) -> tuple[int, int]:
+    """(the next state, the next 64-bit output)."""
+    s = _state(state) + _GAMMA
+    return _unsigned(s), _unsigned(_mix(s))
+
+
+def below(state: int, n: int) -> tuple[int, int]:
+    """(the next state, the next output mapped below `n`, 0 < n <= 2**32, by multiply-shift: the high 64
+    bits of output * n, from the halves of the output, as no 128-bit product is at hand)."""
+    s = _state(state) + _GAMMA
+    z = _mix(s)
+    m: i64 = n
+    high = ((z >> 32) & 0xFFFFFFFF) * m  # below 2**64, wrapped if at or past 2**63
+    low = (((z & 0xFFFFFFFF) * m) >> 32) & 0xFFFFFFFF
+    # their sum is still below 2**64: a logical shift of it by 32 is the product's high 64 bits
+    return _unsigned(s), ((high + low) >> 32) & 0xFFFFFFFF
+
+
+def unit(state: int) -> tuple[int, float]:
+    """(the next state, the next output's top 53 bits as a float in [0, 1): `random.random`'s form)."""
+    s = _state(state) + _GAMMA
+    bits: i64 = (_mix(s) >> 11) & 0x1FFFFFFFFFFFFF
+    return _unsigned(s), float(bits) * 1.1102230246251565e-16  # 2**-53

@@ -76,6 +76,41 @@ def test_lanes_of_many_parents_are_the_references(lanes: list[tuple[int, int, tu
     assert mix(seeds) == (tuple(s for s, _ in want), tuple(o for _, o in want))
 
 
+_SIZES = [1, 2, 3, 7, 21, 22, 1000, 2**31, 2**32 - 1, 2**32]
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=words, n=st.one_of(st.sampled_from(_SIZES), st.integers(1, 2**32)), a=st.integers(-(2**40), 2**9))
+def test_each_kind_of_draw_is_the_references(seed: int, n: int, a: int) -> None:
+    """`DrawRandom`'s own draws, one output each: in a row from one state, each the reference's mapping of
+    the next output (multiply-shift for an index, the top 53 bits for a float)."""
+    rng, want = DrawRandom(seed), iter(_outputs(seed & _M, 9))
+    assert rng.next64() == next(want)
+    assert rng.getrandbits(64) == next(want)
+    assert rng.random() == (next(want) >> 11) * 2.0**-53
+    assert rng.randint(a, a + n - 1) == a + ((next(want) * n) >> 64)
+    assert rng._randbelow(n) == (next(want) * n) >> 64
+    seq = range(n)
+    assert rng.choice(seq) == (next(want) * n) >> 64
+    pool = list(range(min(n, 21)))
+    first = (next(want) * len(pool)) >> 64
+    second_pool = [*pool]
+    second_pool[first] = second_pool[-1]
+    second = second_pool[(next(want) * (len(pool) - 1)) >> 64] if len(pool) > 1 else None
+    picked = rng.sample(pool, 2 if len(pool) > 1 else 1)
+    assert picked == ([pool[first], second] if len(pool) > 1 else [pool[first]])
+    assert rng.getstate()[1] == ((seed & _M) + (6 + len(picked)) * _GAMMA) & _M  # one step per output
+
+
+def test_a_state_set_out_of_range_draws_from_its_low_64_bits() -> None:
+    for state in (-1, 2**64, 2**64 + 5, -(2**70)):
+        rng = DrawRandom()
+        rng.setstate(("splitmix64", state, None))
+        assert rng.next64() == _outputs(state & _M, 1)[0]
+        rng.setstate(("splitmix64", state, None))
+        assert rng.randint(1, 6) == 1 + ((_outputs(state & _M, 1)[0] * 6) >> 64)
+
+
 @pytest.mark.skipif(not native.active(), reason="splitmix wraps at 64 bits only compiled (synthgpt.native)")
 def test_the_machine_functions_are_what_seeding_runs_compiled() -> None:
     from synthgpt import seeding
