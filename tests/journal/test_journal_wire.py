@@ -74,6 +74,15 @@ def test_the_journal_keeps_a_served_request_as_its_bytes_and_reads_it_back_equal
     assert rule.calls[0] == live  # the rule's history holds the same packed record
 
 
+def test_a_request_answered_as_a_stream_by_its_route_decodes_again_as_one() -> None:
+    """`render --stream` (and Gemini's stream route) ask for a stream whatever the body says."""
+    got = accept(MockGPT(seed=0), ChatCodec(), _chat("stream it"), HEADERS, {}, path="/v1/chat/completions",
+                 stream=True)  # fmt: skip
+    assert isinstance(got, Accepted) and got.request.stream
+    wire = _wire(got.request)
+    assert wire is not None and wire.stream and wire.decode() == got.request
+
+
 def test_a_continued_responses_request_is_packed_whole() -> None:
     """A request whose decoding read the Responses store is not its bytes alone: packed as before."""
     mock, codec = MockGPT(seed=3), ResponsesCodec()
