@@ -73,7 +73,7 @@ class Wire:
     anyway), where packing the decoded request took ~4 µs for a short chat call, ~12 µs with a 1 KB
     response schema and ~100 µs for an agent's 60 messages."""
 
-    __slots__ = ("codec", "headers", "params", "raw", "stream")
+    __slots__ = ("codec", "headers", "nbytes", "params", "raw", "stream")
 
     def __init__(
         self, codec: WireCodec, raw: bytes, headers: KeptHeaders, params: Mapping[str, str], stream: bool
@@ -83,18 +83,19 @@ class Wire:
         self.headers = _shared_headers(headers)
         self.params = params if params else _NO_PARAMS
         self.stream = stream
+        size = len(raw) + _WIRE_OVERHEAD
+        for name, value in headers.pairs:  # counted even when shared: a client may send large ones
+            size += len(name) + len(value) + _HEADER_OVERHEAD
+        self.nbytes = size
+        """About what holding it costs (the journal's byte bound): its body's bytes and its headers'."""
 
     def decode(self) -> ModelRequest:
         return decode_request(self.codec, self.raw, self.headers, self.params, self.stream)[0]
 
-    @property
-    def nbytes(self) -> int:
-        """About what holding it costs beyond what other requests share: its body's bytes."""
-        return len(self.raw) + _WIRE_OVERHEAD
-
 
 _NO_PARAMS: Mapping[str, str] = {}
 _WIRE_OVERHEAD = 96  # the object and its bytes object's header
+_HEADER_OVERHEAD = 160  # a header's pair and its two strings' objects
 _HEADERS: dict[tuple[tuple[str, str], ...], KeptHeaders] = {}
 _HEADERS_MAX = 256
 

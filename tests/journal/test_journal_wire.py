@@ -65,7 +65,8 @@ def test_the_journal_keeps_a_served_request_as_its_bytes_and_reads_it_back_equal
     assert isinstance(kept, PackedRecord)
     assert kept.wire is not None and kept.wire.raw is first  # the bytes received, not a copy
     assert unpack_output(kept.payload) == live.output  # only the answer was packed
-    assert record_bytes(kept) == len(kept.payload) + 256 + len(first) + 96
+    header_bytes = sum(len(k) + len(v) + 160 for k, v in kept.wire.headers.pairs)  # credentials dropped
+    assert record_bytes(kept) == len(kept.payload) + 256 + len(first) + 96 + header_bytes
     back = mock.journal.list()[0]
     assert back == live and back.request is not live.request
     _same_types(back.request, live.request, "request")
@@ -139,3 +140,12 @@ def test_requests_with_the_same_headers_hold_one_copy_of_them() -> None:
     for i in range(envelope_module._HEADERS_MAX + 10):  # headers come from clients: the table is bounded
         _accepted(_chat("c"), {**HEADERS, "x-n": str(i)})
     assert len(envelope_module._HEADERS) <= envelope_module._HEADERS_MAX
+
+
+def test_a_wire_weighs_its_headers_for_the_byte_bound() -> None:
+    """Held once when equal, the headers are counted all the same: a client may send large ones, which
+    the packed request counted too."""
+    small = _wire(_accepted(_chat("a")))
+    large = _wire(_accepted(_chat("a"), {**HEADERS, "x-large": "v" * 50_000}))
+    assert small is not None and large is not None
+    assert large.nbytes - small.nbytes == len("x-large") + 50_000 + 160
