@@ -270,6 +270,8 @@ class Accepted:
     rid: str
     path: str
     raw: bytes
+    replayable: bool = True
+    """The codec's say on `body` (`_replayable`): its answer reads no codec state. Asked once, in `accept`."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -296,7 +298,8 @@ def accept(
     """Parse, decode and check the model is served: the request, or the answer refusing it."""
     try:
         req, body, kept = decode_request(codec, raw, headers, params, stream)
-        if _replayable(codec, body):  # decoded from its own bytes alone: the journal keeps those
+        replayable = _replayable(codec, body)
+        if replayable:  # decoded from its own bytes alone: the journal keeps those
             req.__pydantic_private__["_wire"] = Wire(codec, raw, kept, params, stream)  # type: ignore[index]
         rid = answer_request_id(mock.seed, req.api, req.fingerprint())
         if not serves(mock, req.model):
@@ -306,7 +309,7 @@ def accept(
     except Exception as exc:
         finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, path, _body_hash(raw))
-    return Accepted(req, body, rid, path, raw)
+    return Accepted(req, body, rid, path, raw, replayable)
 
 
 def _body_hash(raw: bytes) -> str:
@@ -322,7 +325,7 @@ def respond(mock: MockGPT, codec: WireCodec, accepted: Accepted, *, in_pieces: b
         finish(mock, None, exc)  # refused: no record; the call ends here
         return refuse(mock, codec, exc, *accepted.key)
     try:
-        answered = _encode(codec, generation, accepted.rid, _replayable(codec, accepted.body), in_pieces)
+        answered = _encode(codec, generation, accepted.rid, accepted.replayable, in_pieces)
     except StateUnavailable as exc:  # the shared Responses store could not keep what a continuation needs
         finish(mock, generation.record, exc)
         return refuse(mock, codec, exc, *accepted.key)

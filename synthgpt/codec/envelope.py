@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .common import parse_json_body
@@ -96,16 +97,14 @@ class Wire:
 _NO_PARAMS: Mapping[str, str] = {}
 _WIRE_OVERHEAD = 96  # the object and its bytes object's header
 _HEADER_OVERHEAD = 160  # a header's pair and its two strings' objects
-_HEADERS: dict[tuple[tuple[str, str], ...], KeptHeaders] = {}
-_HEADERS_MAX = 256
 
 
 def _shared_headers(headers: KeptHeaders) -> KeptHeaders:
     """One object for each distinct set of headers held: a client sends the same few call after call,
     and a thousand journaled copies of them took ~0.5 MB."""
-    found = _HEADERS.get(headers.pairs)
-    if found is None:
-        if len(_HEADERS) >= _HEADERS_MAX:  # headers come from clients: keep the table bounded
-            _HEADERS.clear()
-        found = _HEADERS[headers.pairs] = headers
-    return found
+    return _headers_of(headers.pairs)
+
+
+@lru_cache(maxsize=256)  # headers come from clients: the distinct sets kept are bounded
+def _headers_of(pairs: tuple[tuple[str, str], ...]) -> KeptHeaders:
+    return KeptHeaders(pairs)

@@ -95,6 +95,8 @@ def test_a_continued_responses_request_is_packed_whole() -> None:
     assert one.generation is not None and two.generation is not None
     assert _wire(one.generation.request) is not None
     assert _wire(two.generation.request) is None
+    again = accept(mock, codec, json.dumps(continued).encode(), HEADERS, {}, path="/v1/responses")
+    assert isinstance(again, Accepted) and not again.replayable and _wire(again.request) is None
     live = two.generation.record
     for i in range(KEEP_LIVE):
         more = json.dumps({**body, "input": f"more {i}"}).encode()
@@ -137,9 +139,11 @@ def test_requests_with_the_same_headers_hold_one_copy_of_them() -> None:
     one, two = _accepted(_chat("a")), _accepted(_chat("b"))
     wire_one, wire_two = _wire(one), _wire(two)
     assert wire_one is not None and wire_two is not None and wire_one.headers is wire_two.headers
-    for i in range(envelope_module._HEADERS_MAX + 10):  # headers come from clients: the table is bounded
+    bound = envelope_module._headers_of.cache_info().maxsize
+    assert bound is not None
+    for i in range(bound + 10):  # headers come from clients: the sets kept are bounded
         _accepted(_chat("c"), {**HEADERS, "x-n": str(i)})
-    assert len(envelope_module._HEADERS) <= envelope_module._HEADERS_MAX
+    assert envelope_module._headers_of.cache_info().currsize <= bound
 
 
 def test_a_wire_weighs_its_headers_for_the_byte_bound() -> None:
