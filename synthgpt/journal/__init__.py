@@ -7,7 +7,8 @@
 
 `query.py` answers `GET /_synthgpt/calls` (filters, pages, JSONL export) through the protocol's `query` and
 `count`, so a new store is one class implementing `CallJournal`. `record_to_dict` /
-`record_from_dict` are the records' JSON form (the SQLite rows and the JSONL export).
+`record_from_dict` are the records' JSON form (the JSONL export; the SQLite and Redis journals' rows, which
+keep a served request as the wire it was decoded from: `records.record_json`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES", "PACK_AT_ONCE_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome",
-    "PackedRecord", "record_bytes", "unpack",
+    "PackedRecord", "record_bytes", "unpack", "wire_of",
 ]  # fmt: skip
 
 Outcome = Literal["streaming", "done", "error", "fault", "cancelled"]
@@ -179,7 +179,7 @@ def _packed_bytes(payload: bytes, wire: Wire | None) -> int:
     return len(payload) + _PACKED_OVERHEAD + (0 if wire is None else wire.nbytes)
 
 
-def _wire_of(request: ModelRequest) -> Wire | None:
+def wire_of(request: ModelRequest) -> Wire | None:
     """The request's `Wire`, if the pipeline decoded it from one (read from the private dict directly:
     `request._wire` is found only after pydantic's __getattr__ fallback)."""
     private: dict[str, Any] = request.__pydantic_private__  # type: ignore[assignment]
@@ -231,7 +231,7 @@ class _Payloads:
         hit = items.get(id(out))  # held objects keep their ids: a hit is the same pair
         if hit is not None and hit[0] is req:
             return hit[2], hit[3], True
-        wire = _wire_of(req)
+        wire = wire_of(req)
         blob = pack(req, out) if wire is None else pack_output(out)
         if record_bytes(record) > _PAYLOAD_MAX_BYTES:
             return blob, wire, False  # kept here, it would hold the live pair outside every byte bound

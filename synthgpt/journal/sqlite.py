@@ -1,12 +1,13 @@
 """A call journal kept in SQLite, so several server workers (processes) share one journal.
 
 `SQLiteJournal(path)` is a drop-in `Journal`: assign it to `MockGPT.journal` (the server does that for
-`synthgpt serve --journal PATH.sqlite`). Records live in a `calls` table, one row per call, keyed by
-the call's index (`idx`, the rowid), with the searchable columns (`api`, `model`, `rule`) beside the full
-record as JSON (filters scan the rows: an index on `rule` cost every call a page write). The file is in
-WAL mode and a call is one INSERT that numbers its own row (the next index is worked out inside the
-statement, under SQLite's write lock), so writers from many threads and processes queue on that lock
-(with a busy timeout) instead of failing, losing or repeating an index.
+`synthgpt serve --journal PATH.sqlite`). Records live in a `calls` table, one row per call, keyed by the
+call's index (`idx`, the rowid), with the searchable columns (`api`, `model`, `rule`) beside the full record
+as JSON (`records.record_json`: a served request as the wire it was decoded from). Filters scan the rows: an
+index on `rule` cost every call a page write. The file is in WAL mode and a call is one INSERT that numbers
+its own row (the next index is worked out inside the statement, under SQLite's write lock), so writers from
+many threads and processes queue on that lock (with a busy timeout) instead of failing, losing or repeating
+an index.
 
 The journal stays bounded: beyond `maxlen` rows the oldest are deleted as new ones arrive. A file of the
 first format (an `id` column beside `idx`, numbered by a counter row) is migrated when opened.

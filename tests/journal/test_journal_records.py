@@ -19,7 +19,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.journal import CallRecord, Delivery
-from synthgpt.journal.records import _written, record_json, record_to_dict
+from synthgpt.journal.records import _written, record_from_dict, record_json, record_to_dict
 from synthgpt.model import (
     Choice,
     ErrorSpec,
@@ -37,6 +37,7 @@ from synthgpt.model import (
     built,
 )
 from tests.codec import decode_corpus
+from tests.codec.test_decode_equivalence import _same_types
 from tests.codec.test_openai_chat import WEATHER
 
 
@@ -163,9 +164,18 @@ def test_the_kinds_of_answers_are_all_there() -> None:
     assert any(o.usage.reasoning_tokens for o in outputs)
 
 
+def _unwired(request: ModelRequest) -> ModelRequest:
+    """`request` without the wire it was decoded from: written as its fields."""
+    copied = request.model_copy()
+    copied.__pydantic_private__["_wire"] = None  # type: ignore[index]
+    return copied
+
+
 def test_every_decoded_request_is_written_as_the_dumps_wrote_it() -> None:
     """Every request the corpus decodes (every API, hostile values included), with its answer: written
-    from the models, to the old text (none needs the old path: decoded requests are plain JSON values)."""
+    from the models, to the old text (none needs the old path: decoded requests are plain JSON values).
+    Kept with its wire (as the server's are), the row holds the wire instead, everything else as before,
+    and reads back to the same request, type for type."""
     mock, codecs = decode_corpus.MockGPT(seed=0), decode_corpus._codecs()
     outputs = [_mock().resolve(ask).record.output for ask in ASKS]
     written = 0
@@ -178,10 +188,20 @@ def test_every_decoded_request_is_written_as_the_dumps_wrote_it() -> None:
         except Exception:  # some decoded requests have no answer (a model not served): any output will do
             output = outputs[i % len(outputs)]
         for out in (output, outputs[i % len(outputs)]):
-            record = _record(req, out)
+            record = _record(_unwired(req), out)
             assert _written(record) is not None, (route, raw[:200])
             assert record_json(record) == _old_text(record), (route, raw[:200])
             _assert_same_dict(record)
+            wired = _record(req, out)
+            row = json.loads(record_json(wired))
+            assert "request" not in row and row["wire"]["body"].encode() == raw, route
+            old = json.loads(_old_text(wired))
+            assert row.keys() - {"wire"} == old.keys() - {"request"}
+            assert all(row[k] == old[k] for k in row.keys() - {"wire"})
+            back = record_from_dict(row)
+            assert back == wired, route
+            _same_types(back.request, req, route)
+            assert back.request.model_fields_set == req.model_fields_set
         written += 1
     assert written > 1000
 

@@ -4,6 +4,7 @@ before any of their answers is sent."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -12,7 +13,7 @@ import httpx
 
 from synthgpt import MockGPT
 from synthgpt.journal import journal_written
-from synthgpt.journal.records import record_json, record_to_dict
+from synthgpt.journal.records import record_from_dict, record_json, record_to_dict
 from synthgpt.journal.sqlite import SQLiteJournal
 
 CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
@@ -153,8 +154,10 @@ def test_the_server_sends_an_answer_only_once_its_call_is_in_the_file(tmp_path: 
                 body = {**CHAT, "messages": [{"role": "user", "content": f"call {i}"}]}
                 answer = await client.post("/v1/chat/completions", json=body)
                 assert answer.status_code == 200
-                texts = [text for _, text in _rows(tmp_path / "j.sqlite")]
-                assert any(f'"call {i}"' in t for t in texts)  # read as another process would
+                # read as another process would: the row keeps the request as its body
+                rows = _rows(tmp_path / "j.sqlite")
+                asked = [record_from_dict(json.loads(text)).request for _, text in rows]
+                assert any(r.last_user == f"call {i}" for r in asked)
                 seen.append(i)
 
             await asyncio.gather(*(ask(i) for i in range(12)))
