@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Annotated, Any, Literal, Self, TypeVar
 
+from orjson import Fragment
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -529,18 +530,52 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     if extra and not _EXTRA_NOT_FINGERPRINTED.isdisjoint(extra):
         data["extra"] = {k: v for k, v in extra.items() if k not in _EXTRA_NOT_FINGERPRINTED}
     # what `_dumped_fields` gives for them, taken here: a list's items at Python speed, where the encoder
-    # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`)
-    data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
+    # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`); a
+    # conversation's messages as their texts, which its next turns hold again (`_message_text`)
+    if len(messages) >= _CONVERSATION:
+        data["messages"] = [_kept_text(m, False) if type(m) is Message else m for m in messages]
+    else:
+        data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
+    tools = data["tools"]
+    if tools:  # (a tool's text is written in `repr`'s float form: only fields of their own are left)
+        data["tools"] = tools = [_kept_text(t, True) if type(t) is Tool else t for t in tools]
     choice = data["tool_choice"]
     if type(choice) is ToolChoice:
         data["tool_choice"] = choice.__dict__
     # the other fields hold no float: they are typed str, int, bool or None all the way down
     floats = (
-        bool(data["tools"])
+        any(type(t) is not Fragment for t in tools)
         or data["response_schema"] is not None
         or (bool(extra) and not _SCALARS.issuperset(map(type, extra.values())))
     )
     return canonical_bytes_strict(data, _dumped_fields, floats)
+
+
+_CONVERSATION = 8
+"""From this many messages a request is a conversation, whose messages the next turns send again."""
+
+
+def _kept_text(model: Message | Tool, floats: bool) -> Any:
+    """A message's or a tool's text in the fingerprint (`floats`: it may hold one), remembered for the
+    object: a decoder hands every request that holds the same message or declares the same tool the same
+    model (`codec.interned`), and an agent's 60 messages and 10 tools took ~30 µs to write out on every
+    turn. Its fields when the text is not certain."""
+    kept = _KEPT_TEXTS.get(id(model))
+    if kept is not None and kept[0] is model:
+        return kept[1]
+    fields = model.__dict__
+    text = canonical_bytes_strict(fields, _dumped_fields, floats)
+    if text is None:
+        return fields
+    fragment = Fragment(text)
+    if len(_KEPT_TEXTS) >= _KEPT_TEXTS_MAX:
+        _KEPT_TEXTS.clear()
+    _KEPT_TEXTS[id(model)] = (model, fragment)  # the entry holds the model: its id stays its own
+    return fragment
+
+
+_KEPT_TEXTS: dict[int, tuple[Message | Tool, Fragment]] = {}
+_KEPT_TEXTS_MAX = 8192
 
 
 def _dumped_fields(obj: Any) -> dict[str, Any]:

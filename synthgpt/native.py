@@ -36,6 +36,7 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.codec.envelope",
     "synthgpt.codec.fields",
     "synthgpt.codec.headers",
+    "synthgpt.codec.interned",
     "synthgpt.codec.openai_chat.encode",
     "synthgpt.codec.openai_chat.reasoning",
     "synthgpt.codec.openai_chat.request",

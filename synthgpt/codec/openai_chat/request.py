@@ -28,6 +28,7 @@ from ..common import check_schema, json_type_name, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import CHAT
 from ..headers import journal_headers
+from ..interned import Interned, json_key
 from .reasoning import chat_reasoning
 
 __all__ = ["decode_chat_request"]
@@ -179,15 +180,25 @@ def _at_most(items: list[Any], limit: int, param: str) -> None:
         )
 
 
-def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _tools(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Tool]]:
+    """The tools checked (read by `tool_choice`'s checks), and each as a neutral `Tool`; a tool decoded
+    before, the same text, is taken from `_TOOLS`."""
     tools = body.get("tools")
     if tools is None:
-        return []
+        return [], []
     if not isinstance(tools, list):
         raise _type_error("tools", "an array of objects", tools)
     _at_most(tools, MAX_TOOLS, "tools")
     out = []
+    models = []
     for i, tool in enumerate(tools):
+        text = json_key(tool) if type(tool) is dict else None
+        if text is not None:
+            found = _TOOLS.get(text)
+            if found is not None:
+                out.append(found[0])
+                models.append(found[1])
+                continue
         tp = f"tools[{i}]"
         if not isinstance(tool, dict):
             raise _type_error(tp, "an object", tool)
@@ -202,8 +213,17 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         strict = fn.get("strict")
         if strict is not None and not isinstance(strict, bool):
             raise _type_error(f"{tp}.function.strict", "a boolean", strict)
-        out.append({**_function(fn, f"{tp}.function"), "strict": strict})
-    return out
+        checked = {**_function(fn, f"{tp}.function"), "strict": strict}
+        model = _neutral_tool(checked)
+        if text is not None:
+            _TOOLS.put(text, (checked, model), len(text))
+        out.append(checked)
+        models.append(model)
+    return out, models
+
+
+_TOOLS: Interned[tuple[dict[str, Any], Tool]] = Interned(1 << 20)
+"""Each tool decoded lately, by its JSON text: the checked dict and its `Tool` (see `codec.interned`)."""
 
 
 def _function(fn: Mapping[str, Any], fp: str) -> dict[str, Any]:
@@ -412,15 +432,48 @@ def _validate_extras(body: Mapping[str, Any]) -> None:
         raise _bad_value("service_tier", tier, _SERVICE_TIERS)
 
 
-def _name_tool_results(messages: list[dict[str, Any]]) -> None:
-    """Give each tool result the name of the call it answers, as the Messages and Responses decoders do:
-    the same conversation must read (and hash) the same whichever API carried it."""
-    names: dict[str, str] = {}
-    for msg in messages:
-        for call in msg.get("tool_calls", ()):
+_NO_TOOLS: tuple[list[dict[str, Any]], list[Tool]] = ([], [])
+
+
+def _decoded_messages(messages: list[Any], legacy: bool) -> tuple[Message, ...]:
+    """The neutral messages, each checked (`_message`, in order: the first fault is the one refused) or,
+    decoded before, taken from `_MESSAGES`. A tool result gets the name of the call it answers, as the
+    Messages and Responses decoders do: the same conversation must read (and hash) the same whichever API
+    carried it. That name comes from the calls before it, so it is part of the key (with `legacy`, which
+    only refuses more)."""
+    out = []
+    names: dict[str, str] = {}  # each earlier call's id -> its function's name
+    for i, msg in enumerate(messages):
+        key = None
+        if type(msg) is dict:
+            text = json_key(msg)
+            if text is not None:
+                named = None
+                if msg.get("role") == "tool" and msg.get("name") is None:
+                    call_id = msg.get("tool_call_id")
+                    if type(call_id) is str:
+                        named = names.get(call_id)
+                key = (text, legacy, named)
+                found = _MESSAGES.get(key)
+                if found is not None:
+                    for call in found.tool_calls:
+                        names[call.id] = call.name
+                    out.append(found)
+                    continue
+        checked = _message(msg, i, legacy)
+        if checked["role"] == "tool" and "name" not in checked and checked["tool_call_id"] in names:
+            checked["name"] = names[checked["tool_call_id"]]
+        for call in checked.get("tool_calls", ()):
             names[call["id"]] = call["name"]
-        if msg["role"] == "tool" and "name" not in msg and msg["tool_call_id"] in names:
-            msg["name"] = names[msg["tool_call_id"]]
+        neutral = _neutral_message(checked)
+        if key is not None:
+            _MESSAGES.put(key, neutral, len(key[0]))
+        out.append(neutral)
+    return tuple(out)
+
+
+_MESSAGES: Interned[Message] = Interned(2 << 20)
+"""Each message decoded lately, by its JSON text and what else its decoding read (see `codec.interned`)."""
 
 
 def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[str, str]) -> ModelRequest:
@@ -447,7 +500,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         )
     # each reader below passes an absent field: `in` tests spare most bodies the calls
     functions = _functions(body) if "functions" in body else None
-    tools = _tools(body) if "tools" in body else []
+    tools, tool_models = _tools(body) if "tools" in body else _NO_TOOLS
     stream = bool(_boolean(body, "stream"))
     stream_options = body.get("stream_options")
     if stream_options is not None:
@@ -474,13 +527,14 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         tool_choice = function_call
     neutral_messages = _plain_messages(messages)
     if neutral_messages is None:
-        messages_out = [_message(m, i, functions is not None) for i, m in enumerate(messages)]
-        _name_tool_results(messages_out)
-        neutral_messages = tuple(map(_neutral_message, messages_out))
+        neutral_messages = _decoded_messages(messages, functions is not None)
     if functions is not None:
         neutral_tools = tuple(map(_neutral_tool, functions))
+    elif tools:
+        allowed = _allowed(body, tools)
+        neutral_tools = tuple(tool_models) if allowed is tools else tuple(map(_neutral_tool, allowed))
     else:
-        neutral_tools = tuple(map(_neutral_tool, _allowed(body, tools))) if tools else ()
+        neutral_tools = ()
     return built(
         ModelRequest,
         api="chat",

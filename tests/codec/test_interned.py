@@ -1,0 +1,177 @@
+"""The Chat Completions decoder keeps each message and tool it decoded by its JSON text (`codec.interned`),
+and the fingerprint and the token count keep what they wrote of those models: an agent loop's next turn takes
+them instead of deciding them again. Proof that a request decodes, hashes and counts alike whether its
+parts were seen before or not, and that what a part's decoding reads besides its text is in its key."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from synthgpt import MockGPT
+from synthgpt.codec import ChatCodec
+from synthgpt.codec.envelope import decode_request
+from synthgpt.codec.headers import KeptHeaders
+from synthgpt.codec.interned import Interned, json_key
+from synthgpt.codec.openai_chat import request as chat_request
+from synthgpt.engine import budget
+from synthgpt.errors import RequestError
+from synthgpt.model import ModelRequest, _fingerprinted_fields
+from synthgpt.pipeline import answer
+from tests.codec import decode_corpus
+from tests.codec.test_decode_equivalence import _same_types
+
+HEADERS = KeptHeaders((("content-type", "application/json"),))
+CHAT = ChatCodec()
+
+
+def _forget() -> None:
+    chat_request._MESSAGES.clear()
+    chat_request._TOOLS.clear()
+
+
+def _decode(body: dict[str, Any]) -> ModelRequest:
+    return decode_request(CHAT, json.dumps(body).encode(), HEADERS, {})[0]
+
+
+def _outcome(codec: Any, params: dict[str, str], raw: bytes) -> ModelRequest | str:
+    try:
+        return decode_request(codec, raw, HEADERS, params)[0]
+    except RequestError as exc:
+        return f"{exc.param}: {exc.message}"
+
+
+def test_every_chat_body_of_the_corpus_decodes_alike_seen_before_or_not() -> None:
+    """Each body decoded with nothing kept, then again once the whole corpus has been decoded (its parts
+    kept, and the bound reached and emptied on the way): the same request, type for type, fields set,
+    fingerprint and prompt tokens, or the same refusal."""
+    codecs = decode_corpus._codecs()
+    bodies = [(route, raw) for route, raw in decode_corpus.corpus() if codecs[route][0].api == "chat"]
+    cold: list[ModelRequest | str] = []
+    for route, raw in bodies:
+        _forget()
+        cold.append(_outcome(*codecs[route], raw))
+    for route, raw in bodies:  # fill the caches
+        _outcome(*codecs[route], raw)
+    accepted = 0
+    for (route, raw), first in zip(bodies, cold, strict=True):
+        again = _outcome(*codecs[route], raw)
+        if isinstance(first, str):
+            assert again == first, (route, raw[:200])
+            continue
+        accepted += 1
+        assert isinstance(again, ModelRequest) and again == first, (route, raw[:200])
+        _same_types(again, first, route)
+        assert again.model_fields_set == first.model_fields_set
+        assert again.fingerprint() == first.fingerprint()
+        assert _fingerprinted_fields(again) in (None, again._fingerprinted_json())
+        assert budget.prompt_tokens(again) == budget.prompt_tokens(first)
+    assert accepted > 300
+
+
+def _agent(turns: int, user: str = "Plan a weekend in Lisbon") -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Use the tools."},
+                                      {"role": "user", "content": user}]  # fmt: skip
+    for t in range(turns):
+        function = {"name": "search", "arguments": f'{{"t":{t}}}'}
+        call = {"id": f"call_{t}", "type": "function", "function": function}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{t}", "content": f"result {t}"})
+    tool = {"type": "function", "function": {"name": "search", "description": "Search the web",
+                                             "parameters": {"type": "object", "properties": {
+                                                 "t": {"type": "number", "minimum": 1e-7}}}}}  # fmt: skip
+    return {"model": "gpt-4o", "messages": messages, "tools": [tool]}
+
+
+def test_an_agent_loops_next_turn_takes_the_messages_and_tools_it_decoded() -> None:
+    _forget()
+    turn_5, turn_6 = _decode(_agent(5)), _decode(_agent(6))
+    assert all(a is b for a, b in zip(turn_5.messages, turn_6.messages, strict=False))
+    assert turn_6.tools[0] is turn_5.tools[0]
+    assert turn_6.messages[-1].name == "search"  # named after the call it answers
+    _forget()
+    fresh = _decode(_agent(6))
+    assert fresh == turn_6 and fresh.messages[0] is not turn_6.messages[0]
+    assert fresh.fingerprint() == turn_6.fingerprint()
+    assert _fingerprinted_fields(turn_6) == turn_6._fingerprinted_json()  # tiny floats in repr's form
+    assert budget.prompt_tokens(fresh) == budget.prompt_tokens(turn_6)
+
+
+def test_a_tool_result_is_named_by_the_calls_before_it_each_time() -> None:
+    """The same result text answers a call of `search` in one request and of `fetch` in the next."""
+    _forget()
+    result = {"role": "tool", "tool_call_id": "c1", "content": "42"}
+
+    def asked(name: str | None) -> ModelRequest:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+        if name is not None:
+            call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        return _decode({"model": "gpt-4o", "messages": [*messages, result]})
+
+    assert asked("search").messages[-1].name == "search"
+    assert asked("fetch").messages[-1].name == "fetch"
+    assert asked(None).messages[-1].name is None
+    assert asked("search").messages[-1] is asked("search").messages[-1]
+
+
+def test_a_message_seen_before_is_still_refused_where_its_request_refuses_it() -> None:
+    """With the deprecated `functions`, an assistant message may not hold `tool_calls`."""
+    _forget()
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    said = {"role": "assistant", "content": None, "tool_calls": [call]}
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "go"}, said]}
+    assert _decode(body).messages[1].tool_calls[0].name == "f"
+    with pytest.raises(RequestError) as refused:
+        _decode({**body, "functions": [{"name": "f", "parameters": {"type": "object", "properties": {}}}]})
+    assert refused.value.param == "messages.[1].tool_calls"
+
+
+def test_a_refused_message_is_refused_at_its_own_place_each_time() -> None:
+    _forget()
+    bad = {"role": "tool", "content": "no id"}
+    for at in (1, 2, 1):
+        messages = [{"role": "user", "content": "go"}] * at + [bad]
+        with pytest.raises(RequestError) as refused:
+            _decode({"model": "gpt-4o", "messages": messages})
+        assert refused.value.param == f"messages[{at}].tool_call_id"
+    assert chat_request._MESSAGES.get((json_key(bad), False, None)) is None  # the refused one is not kept
+    assert chat_request._MESSAGES.get((json_key(messages[0]), False, None)) is not None
+
+
+def test_the_kept_parts_are_bounded_by_their_texts_bytes() -> None:
+    kept: Interned[int] = Interned(100)
+    for i in range(30):
+        kept.put(f"key {i}".encode(), i, 10)
+        assert kept.nbytes <= 100
+    assert len(kept) == 10 and kept.get(b"key 29") == 29 and kept.get(b"key 19") is None
+    kept.put(b"huge", 1, 101)  # larger than the whole bound: not kept, nothing dropped for it
+    assert kept.get(b"huge") is None and len(kept) == 10
+
+
+def test_a_value_orjson_does_not_write_has_no_key_and_decodes_each_time() -> None:
+    assert json_key({"a": 2**70}) is None and json_key({"a": [1, "b"]}) == b'{"a":[1,"b"]}'
+    _forget()
+    body = _agent(1)
+    body["messages"][2]["tool_calls"][0]["extra"] = 2**70  # (a field the decoder does not read)
+    first, second = _decode(body), _decode(body)
+    assert first == second and first.messages[2] is not second.messages[2]
+
+
+def test_a_served_loop_is_answered_alike_with_its_parts_kept_or_not() -> None:
+    """Through the engine: a loop's turns answered with the parts kept, or forgotten before each turn."""
+
+    def answers(forget: bool) -> list[bytes]:
+        mock, out = MockGPT(seed=9), []
+        for turn in range(1, 6):
+            if forget:
+                _forget()
+            raw = json.dumps(_agent(turn)).encode()
+            answered = answer(mock, CHAT, raw, HEADERS, {}, path="/v1/chat/completions")
+            assert answered.status == 200
+            out.append(answered.data)
+        return out
+
+    assert answers(False) == answers(True)
