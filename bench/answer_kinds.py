@@ -1,5 +1,6 @@
 """CPU per distinct request for the kinds of answer the HTTP cases leave out, in process: embeddings, chat
-answers with logprobs, and tool calls (what an agent loop asks for, with few tools declared or many).
+answers with logprobs, tool calls (what an agent loop asks for, with few tools declared or many), an agent
+loop's request after 30 tool calls (Chat Completions and Messages), and a chat resending 40 messages.
 
 Every request differs (a counter in its text), and goes through `pipeline.answer`, the path the server and
 `render` share: decoding, the draw, encoding the body. A digest of every answer's status and bytes is
@@ -42,6 +43,8 @@ CASES: dict[str, tuple[str, Any]] = {
     "tools_3": ("chat", lambda i: _chat(i, tools=_TOOLS[:3])),
     "tools_20": ("chat", lambda i: _chat(i, tools=_TOOLS)),
     "agent_30_turns": ("chat", lambda i: _agent(i, 30)),
+    "claude_agent_30": ("messages", lambda i: _claude_agent(i, 30)),
+    "chat_history_40": ("chat", lambda i: _history(i, 40)),
 }
 
 
@@ -67,6 +70,31 @@ def _agent(i: int, turns: int) -> dict[str, Any]:
     return {"model": "gpt-4o", "messages": messages, "tools": _TOOLS[:10]}  # fmt: skip
 
 
+def _claude_agent(i: int, turns: int) -> dict[str, Any]:
+    """`_agent`'s loop on the Messages API: tool uses in the assistant's turns, results in the user's."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": f"Plan a weekend in Lisbon for two, budget 800 euros #{i}"},
+    ]
+    for t in range(turns):
+        use = {"type": "tool_use", "id": f"toolu_{t}", "name": "search_web",
+               "input": {"query": f"lisbon step {t}", "limit": 5}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "Let me look."}, use]})
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{t}",
+                  "content": f'{{"results":[{{"title":"Result {t}","url":"https://example.com/{t}"}}]}}'}
+        messages.append({"role": "user", "content": [result]})
+    tools = [{"name": t["function"]["name"], "description": t["function"]["description"],
+              "input_schema": t["function"]["parameters"]} for t in _TOOLS[:10]]
+    return {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "You are a travel assistant.",
+            "messages": messages, "tools": tools}  # fmt: skip
+
+
+def _history(i: int, turns: int) -> dict[str, Any]:
+    """A chat with `turns` earlier plain messages (a chat UI resends its history on every turn)."""
+    messages = [{"role": "user" if t % 2 == 0 else "assistant", "content": f"Message {t} about tide pools."}
+                for t in range(turns)]  # fmt: skip
+    return {"model": "gpt-4o", "messages": [*messages, {"role": "user", "content": f"And now? #{i}"}]}
+
+
 def _tool(name: str, props: dict[str, Any]) -> dict[str, Any]:
     schema = {"type": "object", "properties": props, "required": list(props)}
     function = {"name": name, "description": f"{name} tool", "parameters": schema}
@@ -86,10 +114,11 @@ _TOOLS = [
 def _measure(names: list[str], n: int) -> dict[str, tuple[float, str]]:
     """µs of CPU per request (the lowest of three passes over `n` distinct requests) and the digest."""
     from synthgpt import MockGPT, pipeline
+    from synthgpt.codec.anthropic.encode import MessagesCodec
     from synthgpt.codec.embeddings import EmbeddingsCodec
     from synthgpt.codec.openai_chat.encode import ChatCodec
 
-    codecs = {"embeddings": EmbeddingsCodec(), "chat": ChatCodec()}
+    codecs = {"embeddings": EmbeddingsCodec(), "chat": ChatCodec(), "messages": MessagesCodec()}
     headers = {"content-type": "application/json"}
     out: dict[str, tuple[float, str]] = {}
     for name in names:

@@ -265,6 +265,9 @@ class ModelRequest(_Frozen):
     _current_turn: tuple[Message, ...] | None = PrivateAttr(default=None)
     _wire: Any = PrivateAttr(default=None)
     """What a served request was decoded from (`codec.envelope.Wire`): the journal keeps that of it."""
+    _interned: bool = PrivateAttr(default=False)
+    """Its decoder took its tools, and its messages when they are a conversation (`CONVERSATION` or more),
+    from the models it made for earlier requests (`codec.interned`): their texts are remembered too."""
 
     def __eq__(self, other: object) -> bool:
         # Field values only: pydantic would also compare the cached fingerprint, so a request whose
@@ -532,12 +535,13 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     # what `_dumped_fields` gives for them, taken here: a list's items at Python speed, where the encoder
     # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`); a
     # conversation's messages as their texts, which its next turns hold again (`_message_text`)
-    if len(messages) >= _CONVERSATION:
+    interned: bool = request.__pydantic_private__["_interned"]  # type: ignore[index]
+    if interned and len(messages) >= CONVERSATION:
         data["messages"] = [_kept_text(m, False) if type(m) is Message else m for m in messages]
     else:
         data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
     tools = data["tools"]
-    if tools:  # (a tool's text is written in `repr`'s float form: only fields of their own are left)
+    if tools and interned:  # (a tool's text is written in `repr`'s float form: only fields of their own left)
         data["tools"] = tools = [_kept_text(t, True) if type(t) is Tool else t for t in tools]
     choice = data["tool_choice"]
     if type(choice) is ToolChoice:
@@ -551,15 +555,16 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
     return canonical_bytes_strict(data, _dumped_fields, floats)
 
 
-_CONVERSATION = 8
-"""From this many messages a request is a conversation, whose messages the next turns send again."""
+CONVERSATION = 8
+"""From this many messages a request is a conversation, whose messages the next turns send again: its
+decoder keeps them (`codec.interned`), and the fingerprint their texts."""
 
 
 def _kept_text(model: Message | Tool, floats: bool) -> Any:
     """A message's or a tool's text in the fingerprint (`floats`: it may hold one), remembered for the
     object: a decoder hands every request that holds the same message or declares the same tool the same
-    model (`codec.interned`), and an agent's 60 messages and 10 tools took ~30 µs to write out on every
-    turn. Its fields when the text is not certain."""
+    model (`codec.interned`, `ModelRequest._interned`), and an agent's 60 messages and 10 tools took ~30
+    µs to write out on every turn. Its fields when the text is not certain."""
     kept = _KEPT_TEXTS.get(id(model))
     if kept is not None and kept[0] is model:
         return kept[1]

@@ -49,15 +49,20 @@ def prompt_tokens(req: ModelRequest) -> int:
         n = count_message_tokens(texts, _known_tokens if len(texts) >= _CONVERSATION else None)
     else:
         n = sum(count_tokens(t) for t in req.inputs)
-    for t in req.tools:
-        n += _tool_tokens(t)
+    if req.tools:
+        interned: bool = req.__pydantic_private__["_interned"]  # type: ignore[index]
+        for t in req.tools:
+            if interned:
+                n += _tool_tokens(t)
+            else:
+                n += 8 + _known_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
     return n
 
 
 def _tool_tokens(tool: Tool) -> int:
     """A declared tool's tokens, remembered for the tool object: the decoders hand every request that
-    declares the same tool the same `Tool` (`codec.interned`), and writing its parameters' schema out to
-    count it was most of the count (~3 µs a tool)."""
+    declares the same tool the same `Tool` (`codec.interned`, `ModelRequest._interned`), and writing its
+    parameters' schema out to count it was most of the count (~3 µs a tool)."""
     kept = _TOOLS_COUNTED.get(id(tool))
     if kept is not None and kept[0] is tool:
         return kept[1]

@@ -71,10 +71,12 @@ def test_built_requests_are_what_validation_makes_of_them(decoded: list[tuple[An
 
 NOTHING_CACHED = {
     "_fingerprint": None, "_call_names": None, "_tools_by_name": None, "_current_turn": None, "_wire": None,
+    "_interned": False,
 }  # fmt: skip
 """A request's private attributes before anything is asked of it: its fingerprint, its tool calls' names,
-its tools by name, its current turn (each worked out once, when first needed), and the wire it was decoded
-from (the pipeline's to set)."""
+its tools by name, its current turn (each worked out once, when first needed), the wire it was decoded
+from (the pipeline's to set), and whether its decoder took its parts from earlier requests (the decoder's
+to set)."""
 
 
 def test_a_built_request_is_frozen_and_caches_its_fingerprint_like_a_validated_one() -> None:

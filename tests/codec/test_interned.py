@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.codec import ChatCodec
+from synthgpt.codec import ChatCodec, GeminiCodec, MessagesCodec
+from synthgpt.codec.anthropic import request as messages_request
 from synthgpt.codec.envelope import decode_request
 from synthgpt.codec.headers import KeptHeaders
 from synthgpt.codec.interned import Interned, json_key
@@ -27,13 +28,17 @@ HEADERS = KeptHeaders((("content-type", "application/json"),))
 CHAT = ChatCodec()
 
 
+MESSAGES = MessagesCodec()
+
+
 def _forget() -> None:
-    chat_request._MESSAGES.clear()
-    chat_request._TOOLS.clear()
+    for module in (chat_request, messages_request):
+        module._MESSAGES.clear()
+        module._TOOLS.clear()
 
 
-def _decode(body: dict[str, Any]) -> ModelRequest:
-    return decode_request(CHAT, json.dumps(body).encode(), HEADERS, {})[0]
+def _decode(body: dict[str, Any], codec: Any = CHAT) -> ModelRequest:
+    return decode_request(codec, json.dumps(body).encode(), HEADERS, {})[0]
 
 
 def _outcome(codec: Any, params: dict[str, str], raw: bytes) -> ModelRequest | str:
@@ -43,12 +48,12 @@ def _outcome(codec: Any, params: dict[str, str], raw: bytes) -> ModelRequest | s
         return f"{exc.param}: {exc.message}"
 
 
-def test_every_chat_body_of_the_corpus_decodes_alike_seen_before_or_not() -> None:
+@pytest.mark.parametrize("api", ["chat", "messages"])
+def test_every_body_of_the_corpus_decodes_alike_seen_before_or_not(api: str) -> None:
     """Each body decoded with nothing kept, then again once the whole corpus has been decoded (its parts
-    kept, and the bound reached and emptied on the way): the same request, type for type, fields set,
-    fingerprint and prompt tokens, or the same refusal."""
+    kept): the same request, type for type, fields set, fingerprint and prompt tokens, or the same refusal."""
     codecs = decode_corpus._codecs()
-    bodies = [(route, raw) for route, raw in decode_corpus.corpus() if codecs[route][0].api == "chat"]
+    bodies = [(route, raw) for route, raw in decode_corpus.corpus() if codecs[route][0].api == api]
     cold: list[ModelRequest | str] = []
     for route, raw in bodies:
         _forget()
@@ -68,7 +73,7 @@ def test_every_chat_body_of_the_corpus_decodes_alike_seen_before_or_not() -> Non
         assert again.fingerprint() == first.fingerprint()
         assert _fingerprinted_fields(again) in (None, again._fingerprinted_json())
         assert budget.prompt_tokens(again) == budget.prompt_tokens(first)
-    assert accepted > 300
+    assert accepted > {"chat": 300, "messages": 150}[api]
 
 
 def _agent(turns: int, user: str = "Plan a weekend in Lisbon") -> dict[str, Any]:
@@ -175,3 +180,70 @@ def test_a_served_loop_is_answered_alike_with_its_parts_kept_or_not() -> None:
         return out
 
     assert answers(False) == answers(True)
+
+
+def _claude_agent(turns: int) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Plan a weekend in Lisbon"}]
+    for t in range(turns):
+        use = {"type": "tool_use", "id": f"toolu_{t}", "name": "search", "input": {"t": t}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "Looking."}, use]})
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{t}", "content": f"result {t}"}
+        messages.append({"role": "user", "content": [result]})
+    tools = [{"name": "search", "description": "Search", "input_schema": {"type": "object"}},
+             {"type": "web_search_20250305", "name": "web_search"}]  # fmt: skip
+    return {"model": "claude-sonnet-4-5", "max_tokens": 100, "system": "Use the tools.", "messages": messages,
+            "tools": tools}  # fmt: skip
+
+
+def test_a_claude_loops_next_turn_takes_what_the_messages_decoder_made() -> None:
+    _forget()
+    turn_4, turn_5 = _decode(_claude_agent(4), MESSAGES), _decode(_claude_agent(5), MESSAGES)
+    assert all(a is b for a, b in zip(turn_4.messages, turn_5.messages, strict=False))
+    assert turn_5.messages[0].role == "system"
+    assert [t.name for t in turn_5.tools] == ["search"]  # the server tool is not the caller's
+    assert turn_5.tools[0] is turn_4.tools[0] and turn_5.messages[-1].name == "search"
+    _forget()
+    fresh = _decode(_claude_agent(5), MESSAGES)
+    assert fresh == turn_5 and fresh.messages[1] is not turn_5.messages[1]
+    _same_types(fresh, turn_5, "request")
+    assert fresh.fingerprint() == turn_5.fingerprint()
+    assert _fingerprinted_fields(turn_5) == turn_5._fingerprinted_json()
+
+
+def test_a_claude_tool_result_is_named_by_the_calls_before_it_each_time() -> None:
+    _forget()
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "42"}]}
+
+    def asked(name: str) -> ModelRequest:
+        use = {"type": "tool_use", "id": "t1", "name": name, "input": {}}
+        messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [use]}, result]
+        return _decode({"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": messages}, MESSAGES)
+
+    assert asked("search").messages[-1].name == "search"
+    assert asked("fetch").messages[-1].name == "fetch"
+
+
+def test_a_plain_conversation_is_kept_and_a_short_plain_request_is_not() -> None:
+    _forget()
+    short = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello there"}]}
+    assert _decode(short).messages[0] is not _decode(short).messages[0]
+    said = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(9)]
+    long = {"model": "gpt-4o", "messages": said}
+    one, two = _decode(long), _decode(long)
+    assert all(a is b for a, b in zip(one.messages, two.messages, strict=True))
+    assert one.messages[1].model_fields_set == {"role", "content", "tool_calls"}  # as `_message` makes it
+
+
+def test_the_fingerprint_remembers_only_what_a_decoder_kept() -> None:
+    """A request whose messages are made anew each time (Gemini's decoder keeps none, nor does a request
+    built in Python) is written out whole: remembering its parts would only fill the table."""
+    from synthgpt import model
+
+    contents = [{"role": "user" if i % 2 == 0 else "model", "parts": [{"text": f"m{i}"}]} for i in range(9)]
+    gemini = decode_request(GeminiCodec(), json.dumps({"contents": contents}).encode(), HEADERS,
+                            {"model": "gemini-2.5-flash"})[0]  # fmt: skip
+    model._KEPT_TEXTS.clear()
+    assert gemini.fingerprint() and not gemini.__pydantic_private__["_interned"]  # type: ignore[index]
+    assert model._KEPT_TEXTS == {}
+    chat = _decode({"model": "gpt-4o", "messages": [{"role": "user", "content": f"m{i}"} for i in range(9)]})
+    assert chat.fingerprint() and len(model._KEPT_TEXTS) == 9

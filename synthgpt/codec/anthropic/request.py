@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ...errors import RequestError
 from ...model import (
+    CONVERSATION,
     Message,
     ModelRequest,
     ReasoningRequest,
@@ -25,6 +26,7 @@ from ...model import (
 )
 from ..common import check_schema, dumps
 from ..fields import ANTHROPIC
+from ..interned import Interned, json_key
 
 __all__ = ["decode_messages_request", "messages_request"]
 
@@ -73,11 +75,12 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
         raise _fail("messages", "at least one message is required")
     messages: list[Message] = []
     system = body.get("system")
+    conversation = len(raw_messages) >= CONVERSATION
     if system is not None:
-        messages.append(built(Message, role="system", content=_system_text(system)))
+        messages.append(_system_message(_system_text(system), conversation))
     names: dict[str, str] = {}
     for i, raw in enumerate(raw_messages):
-        messages.extend(_message(raw, i, names))
+        messages.extend(_kept_message(raw, i, names, conversation))
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise _fail("stream", "Input should be a valid boolean")
@@ -112,7 +115,63 @@ def decode_messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> 
 
 def messages_request(body: Any, headers: tuple[tuple[str, str], ...]) -> ModelRequest:
     """The ModelRequest a Messages body asks for, built from the values checked above (`model.built`)."""
-    return built(ModelRequest, **decode_messages_request(body, headers))
+    request = built(ModelRequest, **decode_messages_request(body, headers))
+    request.__pydantic_private__["_interned"] = True  # type: ignore[index]  # its tools and conversation
+    return request
+
+
+def _system_message(text: str, conversation: bool) -> Message:
+    if not conversation:
+        return built(Message, role="system", content=text)
+    found = _MESSAGES.get(("system", text))
+    if found is not None:
+        return found[0]
+    made = built(Message, role="system", content=text)
+    _MESSAGES.put(("system", text), (made,), len(text))
+    return made
+
+
+def _kept_message(raw: Any, i: int, names: dict[str, str], conversation: bool) -> tuple[Message, ...]:
+    """`_message`, or what it made of the same message before (`codec.interned`): a message of content
+    blocks by its JSON text and the names its tool results take from the calls before them (each tool
+    result is named after the call it answers), a message of plain text by its role and text when the
+    request is a conversation (`CONVERSATION` messages or more: a short one is mostly new each time)."""
+    key: Any = None
+    nbytes = 0
+    if type(raw) is dict:
+        content, role = raw.get("content"), raw.get("role")
+        if type(content) is list:
+            text = json_key(raw)
+            if text is not None:
+                key, nbytes = (text, _result_names(content, names)), len(text)
+        elif conversation and type(content) is str and type(role) is str:
+            key, nbytes = (role, content), len(content)
+    if key is not None:
+        found = _MESSAGES.get(key)
+        if found is not None:
+            for message in found:
+                for call in message.tool_calls:
+                    names[call.id] = call.name
+            return found
+    made = tuple(_message(raw, i, names))
+    if key is not None:
+        _MESSAGES.put(key, made, nbytes)
+    return made
+
+
+def _result_names(content: list[Any], names: Mapping[str, str]) -> tuple[str | None, ...]:
+    """The names the tool results among `content` take from the calls before them."""
+    found: list[str | None] = []
+    for block in content:
+        if type(block) is dict and block.get("type") == "tool_result":
+            call_id = block.get("tool_use_id")
+            if type(call_id) is str:
+                found.append(names.get(call_id))
+    return tuple(found)
+
+
+_MESSAGES: Interned[tuple[Message, ...]] = Interned(2 << 20)
+"""What each message decoded lately made (a user turn's tool results are messages of their own)."""
 
 
 def _stop_sequences(value: Any) -> None:
@@ -221,32 +280,53 @@ def _tool_result(block: Mapping[str, Any], param: str, names: Mapping[str, str])
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
+    """The declared tools; one decoded before, the same text, taken from `_TOOLS` (`codec.interned`)."""
     if value is None:
         return ()
     if not isinstance(value, list):
         raise _fail("tools", "Input should be a valid list")
     tools = []
     for i, t in enumerate(value):
-        if not isinstance(t, dict):
-            raise _fail(f"tools.{i}", "Input should be a valid dictionary")
-        if "input_schema" not in t and t.get("type") not in (None, "custom"):
-            continue  # a server tool (web search, code execution, …): the provider runs it, not the caller
-        if not isinstance(t.get("name"), str):
-            raise _fail(f"tools.{i}.name", "Field required")
-        schema = t.get("input_schema")
-        if not isinstance(schema, dict):
-            raise _fail(f"tools.{i}.input_schema", "Field required")
-        _check_schema(schema, f"tools.{i}.input_schema", f"tool '{t['name']}'")
-        fields = {"name": t["name"], "description": t.get("description") or "", "parameters": schema,
-                  "strict": bool(t.get("strict", False))}  # fmt: skip
-        if isinstance(fields["description"], str):
-            tools.append(built(Tool, **fields))
-            continue
-        try:  # rare: a description that is not a string, refused in pydantic's words
-            tools.append(Tool(**fields))
-        except ValidationError as exc:
-            raise _fail(f"tools.{i}", exc.errors()[0]["msg"]) from None
+        text = json_key(t) if type(t) is dict else None
+        if text is not None:
+            found = _TOOLS.get(text)
+            if found is not None:
+                if found is not _SERVER_TOOL:
+                    tools.append(found)
+                continue
+        made = _tool(t, i)
+        if made is not None:
+            tools.append(made)
+        if text is not None:
+            _TOOLS.put(text, _SERVER_TOOL if made is None else made, len(text))
     return tuple(tools)
+
+
+_TOOLS: Interned[Tool] = Interned(1 << 20)
+_SERVER_TOOL = Tool(name="server tool")
+"""What `_TOOLS` keeps for a server tool, which the request does not declare as one of its own."""
+
+
+def _tool(t: Any, i: int) -> Tool | None:
+    """`tools.{i}` checked, as a neutral Tool; None for a server tool."""
+    if not isinstance(t, dict):
+        raise _fail(f"tools.{i}", "Input should be a valid dictionary")
+    if "input_schema" not in t and t.get("type") not in (None, "custom"):
+        return None  # a server tool (web search, code execution, …): the provider runs it, not the caller
+    if not isinstance(t.get("name"), str):
+        raise _fail(f"tools.{i}.name", "Field required")
+    schema = t.get("input_schema")
+    if not isinstance(schema, dict):
+        raise _fail(f"tools.{i}.input_schema", "Field required")
+    _check_schema(schema, f"tools.{i}.input_schema", f"tool '{t['name']}'")
+    fields = {"name": t["name"], "description": t.get("description") or "", "parameters": schema,
+              "strict": bool(t.get("strict", False))}  # fmt: skip
+    if isinstance(fields["description"], str):
+        return built(Tool, **fields)
+    try:  # rare: a description that is not a string, refused in pydantic's words
+        return Tool(**fields)
+    except ValidationError as exc:
+        raise _fail(f"tools.{i}", exc.errors()[0]["msg"]) from None
 
 
 _AUTO = ToolChoice()

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...errors import RequestError
 from ...model import (
+    CONVERSATION,
     Message,
     ModelRequest,
     ReasoningRequest,
@@ -535,7 +536,7 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         neutral_tools = tuple(tool_models) if allowed is tools else tuple(map(_neutral_tool, allowed))
     else:
         neutral_tools = ()
-    return built(
+    request = built(
         ModelRequest,
         api="chat",
         model=model,
@@ -553,6 +554,9 @@ def decode_chat_request(body: Any, headers: Mapping[str, str], params: Mapping[s
         headers=journal_headers(headers),
         extra={} if _HANDLED.issuperset(body) else {k: v for k, v in body.items() if k not in _HANDLED},
     )
+    if functions is None:  # its tools, and its messages if a conversation, are kept ones (`_interned`)
+        request.__pydantic_private__["_interned"] = True  # type: ignore[index]
+    return request
 
 
 # The checked wire values as neutral models, built without validating them again (`model.built`): each
@@ -565,18 +569,28 @@ _PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
 
 def _plain_messages(messages: list[Any]) -> tuple[Message, ...] | None:
     """The messages, when every one is `{"role": ..., "content": "text"}` without a tool in sight (most
-    requests): what `_message` and `_neutral_message` make of them, in one pass. None for any other."""
+    requests): what `_message` and `_neutral_message` make of them, in one pass. None for any other. A
+    conversation's are kept in `_MESSAGES` by their role and text (its next turn sends them again)."""
     out = []
+    keep = len(messages) >= CONVERSATION
     for msg in messages:
         if type(msg) is not dict or len(msg) != 2:
             return None
         role, content = msg.get("role"), msg.get("content")
         if type(content) is not str or type(role) is not str or role not in _PLAIN_ROLES:
             return None
+        if keep:
+            found = _MESSAGES.get((role, content))
+            if found is not None:
+                out.append(found)
+                continue
         if role == "assistant":  # `_message` gives an assistant message its (here empty) tool calls
-            out.append(built(Message, role=role, content=content, tool_calls=()))
+            made = built(Message, role=role, content=content, tool_calls=())
         else:
-            out.append(built(Message, role=role, content=content))
+            made = built(Message, role=role, content=content)
+        if keep:
+            _MESSAGES.put((role, content), made, len(content))
+        out.append(made)
     return tuple(out)
 
 
