@@ -1,6 +1,7 @@
 """CPU per distinct request for the kinds of answer the HTTP cases leave out, in process: embeddings, chat
 answers with logprobs, tool calls (what an agent loop asks for, with few tools declared or many), an agent
-loop's request after 30 tool calls (Chat Completions and Messages), and a chat resending 40 messages.
+loop's request after 30 tool calls (Chat Completions, Messages and Responses), and a chat resending 40
+messages.
 
 Every request differs (a counter in its text), and goes through `pipeline.answer`, the path the server and
 `render` share: decoding, the draw, encoding the body. A digest of every answer's status and bytes is
@@ -44,6 +45,7 @@ CASES: dict[str, tuple[str, Any]] = {
     "tools_20": ("chat", lambda i: _chat(i, tools=_TOOLS)),
     "agent_30_turns": ("chat", lambda i: _agent(i, 30)),
     "claude_agent_30": ("messages", lambda i: _claude_agent(i, 30)),
+    "responses_agent_30": ("responses", lambda i: _responses_agent(i, 30)),
     "chat_history_40": ("chat", lambda i: _history(i, 40)),
 }
 
@@ -88,6 +90,21 @@ def _claude_agent(i: int, turns: int) -> dict[str, Any]:
             "messages": messages, "tools": tools}  # fmt: skip
 
 
+def _responses_agent(i: int, turns: int) -> dict[str, Any]:
+    """`_agent`'s loop on the Responses API, its input resent whole (as the OpenAI Agents SDK sends it)."""
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": f"Plan a weekend in Lisbon for two, budget 800 euros #{i}"},
+    ]
+    for t in range(turns):
+        items.append({"type": "function_call", "call_id": f"call_{t}", "name": "search_web",
+                      "arguments": f'{{"query":"lisbon step {t}","limit":5}}'})
+        items.append({"type": "function_call_output", "call_id": f"call_{t}",
+                      "output": f'{{"results":[{{"title":"Result {t}","url":"https://example.com/{t}"}}]}}'})
+    tools = [{"type": "function", **t["function"]} for t in _TOOLS[:10]]
+    return {"model": "gpt-4o", "instructions": "You are a travel assistant.", "input": items, "tools": tools,
+            "store": False}  # fmt: skip
+
+
 def _history(i: int, turns: int) -> dict[str, Any]:
     """A chat with `turns` earlier plain messages (a chat UI resends its history on every turn)."""
     messages = [{"role": "user" if t % 2 == 0 else "assistant", "content": f"Message {t} about tide pools."}
@@ -117,8 +134,10 @@ def _measure(names: list[str], n: int) -> dict[str, tuple[float, str]]:
     from synthgpt.codec.anthropic.encode import MessagesCodec
     from synthgpt.codec.embeddings import EmbeddingsCodec
     from synthgpt.codec.openai_chat.encode import ChatCodec
+    from synthgpt.codec.openai_responses.encode import ResponsesCodec
 
-    codecs = {"embeddings": EmbeddingsCodec(), "chat": ChatCodec(), "messages": MessagesCodec()}
+    codecs = {"embeddings": EmbeddingsCodec(), "chat": ChatCodec(), "messages": MessagesCodec(),
+              "responses": ResponsesCodec()}  # fmt: skip
     headers = {"content-type": "application/json"}
     out: dict[str, tuple[float, str]] = {}
     for name in names:

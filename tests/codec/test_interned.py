@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.codec import ChatCodec, GeminiCodec, MessagesCodec
+from synthgpt.codec import ChatCodec, GeminiCodec, MessagesCodec, ResponsesCodec
 from synthgpt.codec.anthropic import request as messages_request
 from synthgpt.codec.envelope import decode_request
 from synthgpt.codec.headers import KeptHeaders
 from synthgpt.codec.interned import Interned, json_key
 from synthgpt.codec.openai_chat import request as chat_request
+from synthgpt.codec.openai_responses import request as responses_request
 from synthgpt.engine import budget
 from synthgpt.errors import RequestError
 from synthgpt.model import ModelRequest, _fingerprinted_fields
@@ -35,6 +36,8 @@ def _forget() -> None:
     for module in (chat_request, messages_request):
         module._MESSAGES.clear()
         module._TOOLS.clear()
+    responses_request._ITEMS.clear()
+    responses_request._TOOLS.clear()
 
 
 def _decode(body: dict[str, Any], codec: Any = CHAT) -> ModelRequest:
@@ -48,7 +51,7 @@ def _outcome(codec: Any, params: dict[str, str], raw: bytes) -> ModelRequest | s
         return f"{exc.param}: {exc.message}"
 
 
-@pytest.mark.parametrize("api", ["chat", "messages"])
+@pytest.mark.parametrize("api", ["chat", "messages", "responses"])
 def test_every_body_of_the_corpus_decodes_alike_seen_before_or_not(api: str) -> None:
     """Each body decoded with nothing kept, then again once the whole corpus has been decoded (its parts
     kept): the same request, type for type, fields set, fingerprint and prompt tokens, or the same refusal."""
@@ -73,7 +76,7 @@ def test_every_body_of_the_corpus_decodes_alike_seen_before_or_not(api: str) -> 
         assert again.fingerprint() == first.fingerprint()
         assert _fingerprinted_fields(again) in (None, again._fingerprinted_json())
         assert budget.prompt_tokens(again) == budget.prompt_tokens(first)
-    assert accepted > {"chat": 300, "messages": 150}[api]
+    assert accepted > {"chat": 300, "messages": 150, "responses": 150}[api]
 
 
 def _agent(turns: int, user: str = "Plan a weekend in Lisbon") -> dict[str, Any]:
@@ -247,3 +250,50 @@ def test_the_fingerprint_remembers_only_what_a_decoder_kept() -> None:
     assert model._KEPT_TEXTS == {}
     chat = _decode({"model": "gpt-4o", "messages": [{"role": "user", "content": f"m{i}"} for i in range(9)]})
     assert chat.fingerprint() and len(model._KEPT_TEXTS) == 9
+
+
+def _responses_agent(turns: int) -> dict[str, Any]:
+    items: list[dict[str, Any]] = [{"role": "user", "content": "Plan a weekend in Lisbon"}]
+    for t in range(turns):
+        if t % 2:  # every other turn the calls follow a message of the assistant's: one message holds both
+            items.append({"type": "message", "role": "assistant", "content": [{"type": "output_text",
+                                                                               "text": f"Step {t}."}]})
+        items.append({"type": "function_call", "call_id": f"fc_{t}", "name": "search", "arguments": "{}"})
+        items.append({"type": "function_call", "call_id": f"fc_{t}b", "name": "fetch", "arguments": "{}"})
+        items.append({"type": "function_call_output", "call_id": f"fc_{t}", "output": f"result {t}"})
+        items.append({"type": "function_call_output", "call_id": f"fc_{t}b", "output": f"page {t}"})
+    tools = [{"type": "function", "name": "search", "parameters": {"type": "object", "properties": {}}},
+             {"type": "function", "name": "fetch"}, {"type": "web_search"}]  # fmt: skip
+    return {"model": "gpt-4o", "instructions": "Use the tools.", "input": items, "tools": tools}
+
+
+def test_an_agents_sdk_loops_next_turn_takes_what_the_responses_decoder_made() -> None:
+    _forget()
+    codec = ResponsesCodec()
+    turn_4, turn_5 = _decode(_responses_agent(4), codec), _decode(_responses_agent(5), codec)
+    assert len(turn_5.messages) == 1 + 1 + 5 * 3  # instructions, the ask, then a turn's calls and 2 results
+    assert all(a is b for a, b in zip(turn_4.messages, turn_5.messages, strict=False))
+    assert [t.name for t in turn_5.tools] == ["search", "fetch"] and turn_5.tools[0] is turn_4.tools[0]
+    joined = turn_5.messages[5]  # turn 1's calls, after the assistant's message
+    assert joined.content == "Step 1." and [c.name for c in joined.tool_calls] == ["search", "fetch"]
+    assert [m.name for m in turn_5.messages[-2:]] == ["search", "fetch"]
+    _forget()
+    fresh = _decode(_responses_agent(5), codec)
+    assert fresh == turn_5 and fresh.messages[2] is not turn_5.messages[2]
+    _same_types(fresh, turn_5, "request")
+    assert fresh.model_fields_set == turn_5.model_fields_set
+    assert fresh.fingerprint() == turn_5.fingerprint()
+    assert _fingerprinted_fields(turn_5) == turn_5._fingerprinted_json()
+
+
+def test_a_continued_response_is_not_taken_as_kept() -> None:
+    """After `previous_response_id` the history comes from the store: the fingerprint writes it whole."""
+    codec = ResponsesCodec()
+    mock = MockGPT(seed=2)
+    first = answer(mock, codec, json.dumps(_responses_agent(3)).encode(), HEADERS, {}, path="/v1/responses")
+    assert first.status == 200
+    later = {"model": "gpt-4o", "previous_response_id": json.loads(first.data)["id"], "input": [
+        {"role": "user", "content": "More"}, {"role": "user", "content": "Please"}]}  # fmt: skip
+    continued = _decode(later, codec)
+    assert not continued.__pydantic_private__["_interned"]  # type: ignore[index]
+    assert _fingerprinted_fields(continued) == continued._fingerprinted_json()

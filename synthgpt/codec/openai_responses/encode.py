@@ -36,7 +36,7 @@ from .events import (
     response_object,
     stream_parts,
 )
-from .request import conversation_messages, decode_input, decode_settings, type_error
+from .request import conversation_messages, decode_input, decode_settings, instructions_message, type_error
 from .store import ConversationStore, ResponseStore
 
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
@@ -85,19 +85,24 @@ class ResponsesCodec:
             raise RequestError(
                 "Missing required parameter: 'input'.", "input", code="missing_required_parameter"
             )
-        turn = decode_input(body["input"], history) if body.get("input") is not None else []
+        given = body.get("input")
+        turn = decode_input(given, history) if given is not None else []
         instructions = body.get("instructions")
-        system = [built(Message, role="system", content=instructions)] if instructions else []
+        kept = type(given) is list and len(given) > 1  # a conversation: see `decode_input`
+        system = [instructions_message(instructions, kept)] if instructions else []
         messages = (*system, *history, *turn)
         if not any(m.role != "system" for m in messages):
             raise RequestError(
                 "Invalid 'input': the conversation has no messages.", "input", code="empty_array"
             )
         # every value checked by the decoders above: built without validating it again (`model.built`)
-        return built(
+        request = built(
             ModelRequest, api="responses", model=model, messages=messages, headers=journal_headers(headers),
             **settings,
         )
+        if previous is None:  # its tools, and its messages if a conversation, are kept ones (`_interned`)
+            request.__pydantic_private__["_interned"] = True  # type: ignore[index]
+        return request
 
     # ------------------------------------------------------------------------------------------- encode
 

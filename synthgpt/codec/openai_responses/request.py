@@ -27,6 +27,7 @@ from ...model import (
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import OPENAI
+from ..interned import Interned, json_key
 from .hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "conversation_messages",
     "decode_input",
     "decode_settings",
+    "instructions_message",
     "type_error",
 ]
 
@@ -66,34 +68,59 @@ def _text_of(value: Any, param: str) -> str:
 
 
 def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]:
-    """The conversation carried by `input`, in order; `history` names the tools of earlier calls."""
+    """The conversation carried by `input`, in order; `history` names the tools of earlier calls.
+
+    A list of several items is a conversation its next turn sends again: each item's decoding is kept in
+    `_ITEMS` by its JSON text (`codec.interned`), a tool output's with the name it takes from the calls
+    before it, and each turn's assistant message with its calls by the texts of the items it is made of."""
     if isinstance(value, str):
         return [built(Message, role="user", content=value)]
     if not isinstance(value, list):
         raise type_error("input", "a string or an array of input items", value)
     out: list[Message] = []
+    keys: list[Any] = []  # each message's key in `_ITEMS` (None: not kept), beside `out`
+    keep = len(value) > 1
     # the calls of one turn share one assistant message: the one they follow, else a new one. They are
     # gathered and the message built once the turn ends (rebuilt per call, 48,000 calls took 18 s)
     run: list[ToolCall] = []
+    run_keys: list[bytes | None] = []
     joined: Message | None = None
+    joined_key: Any = None
     call_names = {c.id: c.name for msg in history for c in msg.tool_calls}
     for i, item in enumerate(value):
         param = f"input[{i}]"
         if not isinstance(item, dict):
             raise type_error(param, "an object", item)
         kind = item.get("type", "message" if "role" in item else None)
+        text = json_key(item) if keep else None
         if kind == "function_call":
-            call = _function_call(item, param)
+            call = _ITEMS.get(text) if text is not None else None
+            if not isinstance(call, ToolCall):
+                call = _function_call(item, param)
+                if text is not None:
+                    _ITEMS.put(text, call, len(text))
             call_names[call.id] = call.name
             if not run:
-                joined = out.pop() if out and out[-1].role == "assistant" else None
+                if out and out[-1].role == "assistant":
+                    joined, joined_key = out.pop(), keys.pop()
+                else:
+                    joined, joined_key = None, ()
             run.append(call)
+            run_keys.append(text)
             continue
         if run and kind in ("message", "function_call_output"):  # the turn's calls end here
-            out.append(_with_calls(joined, run))
-            run = []
+            _end_turn(out, keys, joined, joined_key, run, run_keys)
+            run, run_keys = [], []
+        key: Any = None
         if kind == "message":
-            out.append(_message(item, param))
+            key = ("message", text) if text is not None else None
+            found = _ITEMS.get(key) if key is not None else None
+            if not isinstance(found, Message):
+                found = _message(item, param)
+                if key is not None and text is not None:
+                    _ITEMS.put(key, found, len(text))
+            out.append(found)
+            keys.append(key)
         elif kind == "function_call_output":
             call_id = item.get("call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -108,9 +135,16 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                     f"{param}.output",
                     code="missing_required_parameter",
                 )
-            text = _text_of(item["output"], f"{param}.output")
-            out.append(built(Message, role="tool", content=text, tool_call_id=call_id,
-                             name=call_names.get(call_id)))  # fmt: skip
+            name = call_names.get(call_id)
+            key = ("output", text, name) if text is not None else None
+            found = _ITEMS.get(key) if key is not None else None
+            if not isinstance(found, Message):
+                found = built(Message, role="tool", content=_text_of(item["output"], f"{param}.output"),
+                              tool_call_id=call_id, name=name)  # fmt: skip
+                if key is not None and text is not None:
+                    _ITEMS.put(key, found, len(text))
+            out.append(found)
+            keys.append(key)
         elif isinstance(kind, str) and (
             kind in _SKIPPED_ITEMS or kind.endswith("_call") or kind.endswith("_output")
         ):
@@ -122,8 +156,40 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                 code="invalid_value",
             )
     if run:
-        out.append(_with_calls(joined, run))
+        _end_turn(out, keys, joined, joined_key, run, run_keys)
     return out
+
+
+def _end_turn(
+    out: list[Message], keys: list[Any], joined: Message | None, joined_key: Any, run: list[ToolCall],
+    run_keys: list[bytes | None],
+) -> None:
+    """Add the assistant message holding a turn's calls (`_with_calls`), kept by the keys of what it is
+    made of when each has one (`joined_key` is `()` when the calls follow no assistant message)."""
+    key = None if joined_key is None or None in run_keys else ("turn", joined_key, tuple(run_keys))
+    found = _ITEMS.get(key) if key is not None else None
+    if not isinstance(found, Message):
+        found = _with_calls(joined, run)
+        if key is not None:
+            _ITEMS.put(key, found, 16 * len(run_keys))
+    out.append(found)
+    keys.append(key)
+
+
+_ITEMS: Interned[Any] = Interned(2 << 20)
+"""What each item of a conversation's `input` decoded lately made (see `decode_input`)."""
+
+
+def instructions_message(text: str, kept: bool) -> Message:
+    """The system message of `instructions` (checked a string), kept with a conversation's items."""
+    if not kept:
+        return built(Message, role="system", content=text)
+    found = _ITEMS.get(("instructions", text))
+    if isinstance(found, Message):
+        return found
+    made = built(Message, role="system", content=text)
+    _ITEMS.put(("instructions", text), made, len(text))
+    return made
 
 
 def _with_calls(joined: Message | None, calls: list[ToolCall]) -> Message:
@@ -169,43 +235,63 @@ def _function_call(item: Mapping[str, Any], param: str) -> ToolCall:
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
+    """The declared function tools; one decoded before, the same text, taken from `_TOOLS`."""
     if value is None:
         return ()
     if not isinstance(value, list):
         raise type_error("tools", "an array", value)
     tools: list[Tool] = []
     for i, t in enumerate(value):
-        if not isinstance(t, dict):
-            raise type_error(f"tools[{i}]", "an object", t)
-        kind = t.get("type")
-        if kind is not None and not isinstance(kind, str):  # a list here reached a dict look-up: a 500
-            raise type_error(f"tools[{i}].type", "a string", kind)
-        if t.get("type") == "custom":
-            raise unsupported_custom_tool(f"tools[{i}].type")
-        if t.get("type", "function") != "function":
-            continue  # hosted tools (web search, file search, …) are run by the provider, not the caller
-        if not isinstance(t.get("name"), str) or not t["name"]:
-            raise RequestError(
-                f"Missing required parameter: 'tools[{i}].name'.",
-                f"tools[{i}].name",
-                code="missing_required_parameter",
-            )
-        params = t.get("parameters")
-        if params is not None and not isinstance(params, dict):
-            raise type_error(f"tools[{i}].parameters", "an object", params)
-        if params is not None:
-            check_schema(params, f"tools[{i}].parameters", f"function '{t['name']}'", tool=True)
-        fields = {k: t[k] for k in ("name", "description", "parameters", "strict") if t.get(k) is not None}
-        if isinstance(fields.get("description", ""), str) and isinstance(fields.get("strict", False), bool):
-            tools.append(built(Tool, **fields))
-            continue
-        try:  # rare: a value pydantic coerces (`strict: "yes"`) or refuses, in its own words
-            tools.append(Tool.model_validate(fields))
-        except ValidationError as exc:
-            raise RequestError(
-                f"Invalid value for 'tools[{i}]': {exc.errors()[0]['msg']}", f"tools[{i}]"
-            ) from None
+        text = json_key(t) if type(t) is dict else None
+        if text is not None:
+            found = _TOOLS.get(text)
+            if found is not None:
+                if found is not _HOSTED_TOOL:
+                    tools.append(found)
+                continue
+        made = _tool(t, i)
+        if made is not None:
+            tools.append(made)
+        if text is not None:
+            _TOOLS.put(text, _HOSTED_TOOL if made is None else made, len(text))
     return tuple(tools)
+
+
+_TOOLS: Interned[Tool] = Interned(1 << 20)
+_HOSTED_TOOL = Tool(name="hosted tool")
+"""What `_TOOLS` keeps for a hosted tool, which the request does not declare as one of its own."""
+
+
+def _tool(t: Any, i: int) -> Tool | None:
+    """`tools[i]` checked, as a neutral Tool; None for a hosted tool."""
+    if not isinstance(t, dict):
+        raise type_error(f"tools[{i}]", "an object", t)
+    kind = t.get("type")
+    if kind is not None and not isinstance(kind, str):  # a list here reached a dict look-up: a 500
+        raise type_error(f"tools[{i}].type", "a string", kind)
+    if t.get("type") == "custom":
+        raise unsupported_custom_tool(f"tools[{i}].type")
+    if t.get("type", "function") != "function":
+        return None  # hosted tools (web search, file search, …) are run by the provider, not the caller
+    if not isinstance(t.get("name"), str) or not t["name"]:
+        raise RequestError(
+            f"Missing required parameter: 'tools[{i}].name'.",
+            f"tools[{i}].name",
+            code="missing_required_parameter",
+        )
+    params = t.get("parameters")
+    if params is not None and not isinstance(params, dict):
+        raise type_error(f"tools[{i}].parameters", "an object", params)
+    if params is not None:
+        check_schema(params, f"tools[{i}].parameters", f"function '{t['name']}'", tool=True)
+    fields = {k: t[k] for k in ("name", "description", "parameters", "strict") if t.get(k) is not None}
+    if isinstance(fields.get("description", ""), str) and isinstance(fields.get("strict", False), bool):
+        return built(Tool, **fields)
+    try:  # rare: a value pydantic coerces (`strict: "yes"`) or refuses, in its own words
+        return Tool.model_validate(fields)
+    except ValidationError as exc:
+        message = f"Invalid value for 'tools[{i}]': {exc.errors()[0]['msg']}"
+        raise RequestError(message, f"tools[{i}]") from None
 
 
 def _tool_choice(value: Any) -> ToolChoice:
