@@ -572,7 +572,7 @@ def _kept_text(model: Message | Tool, floats: bool) -> Any:
     text = canonical_bytes_strict(fields, _dumped_fields, floats)
     if text is None:
         return fields
-    fragment = Fragment(text)
+    fragment = Fragment(bytes(memoryview(text)))  # sized to fit: orjson's bytes keep a 4 KB buffer
     if len(_KEPT_TEXTS) >= _KEPT_TEXTS_MAX:
         _KEPT_TEXTS.clear()
     _KEPT_TEXTS[id(model)] = (model, fragment)  # the entry holds the model: its id stays its own

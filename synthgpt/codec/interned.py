@@ -19,44 +19,59 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-__all__ = ["Interned", "json_key"]
+__all__ = ["MESSAGES_BYTES", "TOOLS_BYTES", "Interned", "forget", "json_key", "messages_cache", "tools_cache"]
+
+MESSAGES_BYTES = 4 << 20
+"""What each API's kept messages (or input items) may hold: ~4 MB."""
+TOOLS_BYTES = 1 << 20
+"""What each API's kept tools may hold: ~1 MB."""
 
 _V = TypeVar("_V")
 
 
 def json_key(value: Any) -> bytes | None:
     """`value`'s JSON text, the same for equal values with their keys in the same order; None for a value
-    orjson does not write (an integer past 64 bits): then it is decoded each time."""
+    orjson does not write (an integer past 64 bits): then it is decoded each time. Copied to its size:
+    orjson's bytes keep the buffer they were written in (4 KB for a short message)."""
     try:
-        return orjson.dumps(value)
+        return bytes(memoryview(orjson.dumps(value)))
     except TypeError:
         return None
 
 
 class Interned(Generic[_V]):
-    """Decoded values by key, holding keys of at most `max_bytes` bytes in all (their JSON texts); emptied
-    when full, rather than kept in order: a miss costs one decoding, and a loop refills it in one turn."""
+    """Decoded values by key, holding about `max_bytes` of memory at most; emptied when full, rather than
+    kept in order: a miss costs one decoding, and a loop refills it in one turn.
 
-    __slots__ = ("_bytes", "_items", "max_bytes")
+    An entry is reckoned `entry_bytes` plus `per_char` bytes for each character of its part's text (the
+    key, and the strings and dicts the models hold): measured with tracemalloc, a kept message holds
+    0.8-1.6 KB with a short text, a tool ~6 KB with a small schema (`tests/codec/test_interned.py` holds
+    the caches, filled past their bounds, to what they reckon)."""
 
-    def __init__(self, max_bytes: int) -> None:
+    __slots__ = ("_bytes", "_items", "entry_bytes", "max_bytes", "per_char")
+
+    def __init__(self, max_bytes: int, *, entry_bytes: int, per_char: int) -> None:
         self._items: dict[Hashable, _V] = {}
         self._bytes = 0
         self.max_bytes = max_bytes
+        self.entry_bytes = entry_bytes
+        self.per_char = per_char
+        _EVERY.append(self)
 
     def get(self, key: Hashable) -> _V | None:
         return self._items.get(key)
 
-    def put(self, key: Hashable, value: _V, nbytes: int) -> None:
-        """Keep `value` by `key`, whose text is `nbytes` long (a part larger than the whole bound is not
-        kept)."""
-        if nbytes > self.max_bytes:
+    def put(self, key: Hashable, value: _V, chars: int) -> None:
+        """Keep `value` by `key`, its part's text `chars` long (a part reckoned larger than the whole
+        bound is not kept)."""
+        cost = self.entry_bytes + self.per_char * chars
+        if cost > self.max_bytes:
             return
-        if self._bytes + nbytes > self.max_bytes:
+        if self._bytes + cost > self.max_bytes:
             self._items.clear()
             self._bytes = 0
         self._items[key] = value
-        self._bytes += nbytes
+        self._bytes += cost
 
     def clear(self) -> None:
         self._items.clear()
@@ -68,3 +83,22 @@ class Interned(Generic[_V]):
     @property
     def nbytes(self) -> int:
         return self._bytes
+
+
+_EVERY: list[Interned[Any]] = []
+
+
+def forget() -> None:
+    """Empty every decoder's kept parts (for a test that measures what one request holds)."""
+    for cache in _EVERY:
+        cache.clear()
+
+
+def messages_cache() -> Interned[Any]:
+    """A decoder's kept messages: about `MESSAGES_BYTES` at most."""
+    return Interned(MESSAGES_BYTES, entry_bytes=1536, per_char=3)
+
+
+def tools_cache() -> Interned[Any]:
+    """A decoder's kept tools: about `TOOLS_BYTES` at most (a tool's schema is a dict of dicts)."""
+    return Interned(TOOLS_BYTES, entry_bytes=4096, per_char=8)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from synthgpt import MockGPT
-from synthgpt.codec import ChatCodec, GeminiCodec, MessagesCodec, ResponsesCodec
+from synthgpt.codec import ChatCodec, GeminiCodec, MessagesCodec, ResponsesCodec, interned
 from synthgpt.codec.anthropic import request as messages_request
 from synthgpt.codec.envelope import decode_request
 from synthgpt.codec.headers import KeptHeaders
@@ -33,11 +33,8 @@ MESSAGES = MessagesCodec()
 
 
 def _forget() -> None:
-    for module in (chat_request, messages_request):
-        module._MESSAGES.clear()
-        module._TOOLS.clear()
-    responses_request._ITEMS.clear()
-    responses_request._TOOLS.clear()
+    interned.forget()
+    assert not chat_request._MESSAGES and not messages_request._TOOLS and not responses_request._ITEMS
 
 
 def _decode(body: dict[str, Any], codec: Any = CHAT) -> ModelRequest:
@@ -149,14 +146,15 @@ def test_a_refused_message_is_refused_at_its_own_place_each_time() -> None:
     assert chat_request._MESSAGES.get((json_key(messages[0]), False, None)) is not None
 
 
-def test_the_kept_parts_are_bounded_by_their_texts_bytes() -> None:
-    kept: Interned[int] = Interned(100)
+def test_the_kept_parts_are_bounded_by_what_they_are_reckoned_to_hold() -> None:
+    kept: Interned[int] = Interned(100, entry_bytes=4, per_char=1)
     for i in range(30):
-        kept.put(f"key {i}".encode(), i, 10)
+        kept.put(f"key {i}".encode(), i, 6)  # reckoned 10 bytes each
         assert kept.nbytes <= 100
     assert len(kept) == 10 and kept.get(b"key 29") == 29 and kept.get(b"key 19") is None
-    kept.put(b"huge", 1, 101)  # larger than the whole bound: not kept, nothing dropped for it
+    kept.put(b"huge", 1, 97)  # larger than the whole bound: not kept, nothing dropped for it
     assert kept.get(b"huge") is None and len(kept) == 10
+    assert json_key({"a": 1}) == b'{"a":1}' and json_key({"a": 1}) is not json_key({"a": 1})
 
 
 def test_a_value_orjson_does_not_write_has_no_key_and_decodes_each_time() -> None:
@@ -297,3 +295,34 @@ def test_a_continued_response_is_not_taken_as_kept() -> None:
     continued = _decode(later, codec)
     assert not continued.__pydantic_private__["_interned"]  # type: ignore[index]
     assert _fingerprinted_fields(continued) == continued._fingerprinted_json()
+
+
+def test_what_the_decoders_keep_stays_within_the_memory_they_reckon() -> None:
+    """A client sending ever new conversations and tools (each part new) fills the caches past their
+    bounds: they empty and start over, and hold no more memory than they reckon."""
+    import gc
+    import tracemalloc
+
+    from synthgpt.codec.interned import MESSAGES_BYTES, TOOLS_BYTES
+
+    _forget()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for n in range(12):
+            results = [{"role": "tool", "tool_call_id": f"c{n}.{i}", "content": f"result {i} " * 8}
+                       for i in range(500)]  # fmt: skip
+            schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+            tools = [{"type": "function", "function": {"name": f"t{n}_{i}", "description": "d" * 80,
+                                                       "parameters": schema}} for i in range(64)]  # fmt: skip
+            said = [{"role": "user", "content": "go"}, *results]
+            _decode({"model": "gpt-4o", "messages": said, "tools": tools})
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    kept = chat_request._MESSAGES.nbytes + chat_request._TOOLS.nbytes
+    assert chat_request._MESSAGES.nbytes <= MESSAGES_BYTES and chat_request._TOOLS.nbytes <= TOOLS_BYTES
+    assert kept > (MESSAGES_BYTES + TOOLS_BYTES) / 4  # they were filled, not left empty
+    assert held < 1.1 * kept, (held, kept)

@@ -11,6 +11,7 @@ import pytest
 
 from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
+from synthgpt.codec import interned
 from synthgpt.codec.openai_chat.encode import ChatCodec
 from synthgpt.journal import DEFAULT_JOURNAL_BYTES, CallRecord, Journal, record_bytes
 from synthgpt.pipeline import answer, finish_answered
@@ -109,7 +110,10 @@ def test_a_replayed_call_is_sized_as_the_call_it_repeats() -> None:
 
 
 def _conversation(messages: int, text: str = "hi") -> dict[str, object]:
-    return {"model": "gpt-4o", "messages": [{"role": "user", "content": text}] * messages}
+    """Each message its own text: the decoder keeps a conversation's messages, and one text sent 20,000
+    times is one message object held 20,000 times (the bounds then count more than is held)."""
+    said = [{"role": "user", "content": f"{text} {i}"} for i in range(messages)]
+    return {"model": "gpt-4o", "messages": said}
 
 
 def _answer(mock: MockGPT, body: dict[str, object]) -> None:
@@ -124,6 +128,7 @@ def _held_by_one_call(mock: MockGPT, body: dict[str, object]) -> tuple[int, int]
     _answer(mock, body)  # warm: caches filled on a first call are not the record's
     for rule in mock.rules:
         rule.reset()
+    interned.forget()  # but the decoder's kept parts are: the call makes its messages and tools anew
     gc.collect()
     tracemalloc.start()
     try:

@@ -26,7 +26,7 @@ from ...model import (
 )
 from ..common import check_schema, dumps
 from ..fields import ANTHROPIC
-from ..interned import Interned, json_key
+from ..interned import Interned, json_key, messages_cache, tools_cache
 
 __all__ = ["decode_messages_request", "messages_request"]
 
@@ -170,7 +170,7 @@ def _result_names(content: list[Any], names: Mapping[str, str]) -> tuple[str | N
     return tuple(found)
 
 
-_MESSAGES: Interned[tuple[Message, ...]] = Interned(2 << 20)
+_MESSAGES: Interned[tuple[Message, ...]] = messages_cache()
 """What each message decoded lately made (a user turn's tool results are messages of their own)."""
 
 
@@ -302,7 +302,7 @@ def _tools(value: Any) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
-_TOOLS: Interned[Tool] = Interned(1 << 20)
+_TOOLS: Interned[Tool] = tools_cache()
 _SERVER_TOOL = Tool(name="server tool")
 """What `_TOOLS` keeps for a server tool, which the request does not declare as one of its own."""
 

@@ -29,7 +29,7 @@ from ..common import check_schema, json_type_name, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import CHAT
 from ..headers import journal_headers
-from ..interned import Interned, json_key
+from ..interned import Interned, json_key, messages_cache, tools_cache
 from .reasoning import chat_reasoning
 
 __all__ = ["decode_chat_request"]
@@ -223,7 +223,7 @@ def _tools(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Tool]]:
     return out, models
 
 
-_TOOLS: Interned[tuple[dict[str, Any], Tool]] = Interned(1 << 20)
+_TOOLS: Interned[tuple[dict[str, Any], Tool]] = tools_cache()
 """Each tool decoded lately, by its JSON text: the checked dict and its `Tool` (see `codec.interned`)."""
 
 
@@ -473,7 +473,7 @@ def _decoded_messages(messages: list[Any], legacy: bool) -> tuple[Message, ...]:
     return tuple(out)
 
 
-_MESSAGES: Interned[Message] = Interned(2 << 20)
+_MESSAGES: Interned[Message] = messages_cache()
 """Each message decoded lately, by its JSON text and what else its decoding read (see `codec.interned`)."""
 
 

@@ -27,7 +27,7 @@ from ...model import (
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import OPENAI
-from ..interned import Interned, json_key
+from ..interned import Interned, json_key, messages_cache, tools_cache
 from .hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = [
@@ -171,12 +171,12 @@ def _end_turn(
     if not isinstance(found, Message):
         found = _with_calls(joined, run)
         if key is not None:
-            _ITEMS.put(key, found, 16 * len(run_keys))
+            _ITEMS.put(key, found, 0)
     out.append(found)
     keys.append(key)
 
 
-_ITEMS: Interned[Any] = Interned(2 << 20)
+_ITEMS: Interned[Any] = messages_cache()
 """What each item of a conversation's `input` decoded lately made (see `decode_input`)."""
 
 
@@ -257,7 +257,7 @@ def _tools(value: Any) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
-_TOOLS: Interned[Tool] = Interned(1 << 20)
+_TOOLS: Interned[Tool] = tools_cache()
 _HOSTED_TOOL = Tool(name="hosted tool")
 """What `_TOOLS` keeps for a hosted tool, which the request does not declare as one of its own."""
 
