@@ -317,8 +317,12 @@ def json_depth(value: Any, stop: int) -> int:
             if walked % _WALK_PIECE == 0:
                 let_go()
             values = item.values() if type(item) is dict else item
-            if not _CONTAINERS.isdisjoint(map(type, values)):
-                below.extend(child for child in values if type(child) in _CONTAINERS)
+            # a long one is first looked through in one C pass: most are scalars only (numbers, texts)
+            if len(values) <= 16 or not _CONTAINERS.isdisjoint(map(type, values)):
+                for child in values:  # (a loop: a generator per container cost ~0.1 µs each, compiled)
+                    kind = type(child)
+                    if kind is dict or kind is list:
+                        below.append(child)
         level = below
     return depth
 
