@@ -534,21 +534,24 @@ def _fingerprinted_fields(request: ModelRequest) -> bytes | None:
         data["extra"] = {k: v for k, v in extra.items() if k not in _EXTRA_NOT_FINGERPRINTED}
     # what `_dumped_fields` gives for them, taken here: a list's items at Python speed, where the encoder
     # calls back into Python for each (their parts and tool calls still go to `_dumped_fields`); a
-    # conversation's messages as their texts, which its next turns hold again (`_message_text`)
-    interned: bool = request.__pydantic_private__["_interned"]  # type: ignore[index]
-    if interned and len(messages) >= CONVERSATION:
+    # conversation's messages, kept by its decoder, as their texts, which its next turns hold again
+    private: dict[str, Any] = request.__pydantic_private__  # type: ignore[assignment]
+    if len(messages) >= CONVERSATION and private["_interned"]:
         data["messages"] = [_kept_text(m, False) if type(m) is Message else m for m in messages]
     else:
         data["messages"] = [m.__dict__ if type(m) is Message else m for m in messages]
     tools = data["tools"]
-    if tools and interned:  # (a tool's text is written in `repr`'s float form: only fields of their own left)
-        data["tools"] = tools = [_kept_text(t, True) if type(t) is Tool else t for t in tools]
+    loose = False  # whether a tool is written from its fields, and so may hold a float
+    if tools:
+        if private["_interned"]:  # (a kept text is in `repr`'s float form already)
+            data["tools"] = tools = [_kept_text(t, True) if type(t) is Tool else t for t in tools]
+        loose = any(type(t) is not Fragment for t in tools)
     choice = data["tool_choice"]
     if type(choice) is ToolChoice:
         data["tool_choice"] = choice.__dict__
     # the other fields hold no float: they are typed str, int, bool or None all the way down
     floats = (
-        any(type(t) is not Fragment for t in tools)
+        loose
         or data["response_schema"] is not None
         or (bool(extra) and not _SCALARS.issuperset(map(type, extra.values())))
     )
