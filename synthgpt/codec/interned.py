@@ -14,12 +14,21 @@ dicts inside them, a tool's parameters, are read only, as everywhere else).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 import orjson
 
-__all__ = ["MESSAGES_BYTES", "TOOLS_BYTES", "Interned", "forget", "json_key", "messages_cache", "tools_cache"]
+__all__ = [
+    "MESSAGES_BYTES",
+    "TOOLS_BYTES",
+    "Interned",
+    "forget",
+    "json_key",
+    "kept_tools",
+    "messages_cache",
+    "tools_cache",
+]
 
 MESSAGES_BYTES = 4 << 20
 """What each API's kept messages (or input items) may hold: ~4 MB."""
@@ -102,3 +111,27 @@ def messages_cache() -> Interned[Any]:
 def tools_cache() -> Interned[Any]:
     """A decoder's kept tools: about `TOOLS_BYTES` at most (a tool's schema is a dict of dicts)."""
     return Interned(TOOLS_BYTES, entry_bytes=4096, per_char=8)
+
+
+def kept_tools(values: list[Any], cache: Interned[Any], make: Callable[[Any, int], Any]) -> tuple[Any, ...]:
+    """The tools a request declares: `make(value, i)` of each (None for a tool the provider runs, which
+    the request does not declare as its own), or what it made of the same text before, from `cache`."""
+    tools = []
+    for i, value in enumerate(values):
+        text = json_key(value) if type(value) is dict else None
+        if text is not None:
+            found = cache.get(text)
+            if found is not None:
+                if found is not _NOT_DECLARED:
+                    tools.append(found)
+                continue
+        made = make(value, i)
+        if made is not None:
+            tools.append(made)
+        if text is not None:
+            cache.put(text, _NOT_DECLARED if made is None else made, len(text))
+    return tuple(tools)
+
+
+_NOT_DECLARED = object()
+"""What a tools cache keeps for a tool the provider runs (a server or hosted tool)."""

@@ -26,7 +26,7 @@ from ...model import (
 )
 from ..common import check_schema, dumps
 from ..fields import ANTHROPIC
-from ..interned import Interned, json_key, messages_cache, tools_cache
+from ..interned import Interned, json_key, kept_tools, messages_cache, tools_cache
 
 __all__ = ["decode_messages_request", "messages_request"]
 
@@ -285,26 +285,10 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         return ()
     if not isinstance(value, list):
         raise _fail("tools", "Input should be a valid list")
-    tools = []
-    for i, t in enumerate(value):
-        text = json_key(t) if type(t) is dict else None
-        if text is not None:
-            found = _TOOLS.get(text)
-            if found is not None:
-                if found is not _SERVER_TOOL:
-                    tools.append(found)
-                continue
-        made = _tool(t, i)
-        if made is not None:
-            tools.append(made)
-        if text is not None:
-            _TOOLS.put(text, _SERVER_TOOL if made is None else made, len(text))
-    return tuple(tools)
+    return kept_tools(value, _TOOLS, _tool)
 
 
 _TOOLS: Interned[Tool] = tools_cache()
-_SERVER_TOOL = Tool(name="server tool")
-"""What `_TOOLS` keeps for a server tool, which the request does not declare as one of its own."""
 
 
 def _tool(t: Any, i: int) -> Tool | None:

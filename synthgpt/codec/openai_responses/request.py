@@ -27,7 +27,7 @@ from ...model import (
 from ..common import check_schema, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import OPENAI
-from ..interned import Interned, json_key, messages_cache, tools_cache
+from ..interned import Interned, json_key, kept_tools, messages_cache, tools_cache
 from .hosted import HOSTED_EXTRA, hosted_tools
 
 __all__ = [
@@ -240,26 +240,10 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         return ()
     if not isinstance(value, list):
         raise type_error("tools", "an array", value)
-    tools: list[Tool] = []
-    for i, t in enumerate(value):
-        text = json_key(t) if type(t) is dict else None
-        if text is not None:
-            found = _TOOLS.get(text)
-            if found is not None:
-                if found is not _HOSTED_TOOL:
-                    tools.append(found)
-                continue
-        made = _tool(t, i)
-        if made is not None:
-            tools.append(made)
-        if text is not None:
-            _TOOLS.put(text, _HOSTED_TOOL if made is None else made, len(text))
-    return tuple(tools)
+    return kept_tools(value, _TOOLS, _tool)
 
 
 _TOOLS: Interned[Tool] = tools_cache()
-_HOSTED_TOOL = Tool(name="hosted tool")
-"""What `_TOOLS` keeps for a hosted tool, which the request does not declare as one of its own."""
 
 
 def _tool(t: Any, i: int) -> Tool | None:
