@@ -34,8 +34,15 @@ import orjson
 
 __all__ = [
     "canonical_bytes", "canonical_bytes_strict", "canonical_json", "dumps", "dumps_bytes", "dumps_many",
-    "plain_json", "repr_floats", "sorted_bytes_strict", "tiny_float_text",
+    "fitted", "plain_json", "repr_floats", "sorted_bytes_strict", "tiny_float_text",
 ]  # fmt: skip
+
+
+def fitted(data: bytes | bytearray | memoryview) -> bytes:
+    """`data` as bytes of its own size, for a text that is kept: orjson's bytes keep the buffer they were
+    written in (by tracemalloc, a 60-byte text held 4 KB, an 814-byte answer 8 KB, a 3 KB one 32 KB), and
+    `bytes(b)` of a bytes object is the object itself."""
+    return bytes(memoryview(data))
 
 
 def dumps(value: Any, *, allow_nan: bool = False, nulls: int = 0) -> str:

@@ -30,7 +30,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import RequestError, RuleError
 from .frozen import FrozenDict, FrozenList, deep_freeze
-from .jsonutil import canonical_bytes, canonical_bytes_strict, dumps
+from .jsonutil import canonical_bytes, canonical_bytes_strict, dumps, fitted
 from .seeding import canonical_json, seed_after
 from .text_json import loads_text
 from .trusted import built, private_defaults
@@ -575,7 +575,7 @@ def _kept_text(model: Message | Tool, floats: bool) -> Any:
     text = canonical_bytes_strict(fields, _dumped_fields, floats)
     if text is None:
         return fields
-    fragment = Fragment(bytes(memoryview(text)))  # sized to fit: orjson's bytes keep a 4 KB buffer
+    fragment = Fragment(fitted(text))  # kept: sized to fit
     if len(_KEPT_TEXTS) >= _KEPT_TEXTS_MAX:
         _KEPT_TEXTS.clear()
     _KEPT_TEXTS[id(model)] = (model, fragment)  # the entry holds the model: its id stays its own

@@ -19,6 +19,8 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
+from ..jsonutil import fitted
+
 __all__ = [
     "MESSAGES_BYTES",
     "TOOLS_BYTES",
@@ -40,10 +42,9 @@ _V = TypeVar("_V")
 
 def json_key(value: Any) -> bytes | None:
     """`value`'s JSON text, the same for equal values with their keys in the same order; None for a value
-    orjson does not write (an integer past 64 bits): then it is decoded each time. Copied to its size:
-    orjson's bytes keep the buffer they were written in (4 KB for a short message)."""
+    orjson does not write (an integer past 64 bits): then it is decoded each time. Kept, so `fitted`."""
     try:
-        return bytes(memoryview(orjson.dumps(value)))
+        return fitted(orjson.dumps(value))
     except TypeError:
         return None
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import DrawError, RequestError
-from ..jsonutil import canonical_bytes, canonical_json, plain_json, tiny_float_text
+from ..jsonutil import canonical_bytes, canonical_json, fitted, plain_json, tiny_float_text
 from ..model import ModelRequest
 from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
@@ -98,7 +98,7 @@ def _compiled(schema: Any) -> tuple[FromSchema, FillHints | None]:
         if not (b"null" in text and any(n in text for n in _VALUE_NULLS)) and not tiny_float_text(text):
             if len(_BY_TEXT) >= _MAX_SCHEMAS:  # bounded as `_compile` is: schemas built from data
                 _BY_TEXT.clear()
-            _BY_TEXT[bytes(memoryview(text))] = found  # sized to fit: orjson's bytes keep a 4 KB buffer
+            _BY_TEXT[fitted(text)] = found  # kept: sized to fit
     return found
 
 
@@ -128,7 +128,7 @@ def tool_schema(schema: Any) -> tuple[FromSchema, FillHints | None]:
         if text is not None:
             if len(_TOOLS) >= _MAX_SCHEMAS:  # bounded as `_compile` is: schemas built from data
                 _TOOLS.clear()
-            _TOOLS[bytes(memoryview(text))] = found  # sized to fit: orjson's bytes keep a 4 KB buffer
+            _TOOLS[fitted(text)] = found  # kept: sized to fit
     return found
 
 

@@ -30,6 +30,7 @@ import orjson
 from pydantic import BaseModel
 
 from .. import model as _model
+from ..jsonutil import fitted
 from ..model import Message, ModelOutput, ModelRequest
 from ..trusted import private_defaults
 
@@ -261,7 +262,7 @@ def _held(obj: BaseModel) -> orjson.Fragment:
     if held is not None and held[0] is obj:
         return held[1]
     text = orjson.dumps(_encode(obj, False), default=_encode)
-    fragment = orjson.Fragment(bytes(memoryview(text)))  # sized to fit (see `pack`)
+    fragment = orjson.Fragment(fitted(text))  # kept: sized to fit
     if len(_HELD) >= _HELD_MAX:
         _HELD.clear()
     _HELD[id(obj)] = (obj, fragment)

@@ -29,6 +29,7 @@ from ..engine import MockGPT
 from ..engine.memo import KeptAnswers, generation
 from ..errors import StateUnavailable
 from ..journal import CallRecord, journal_written
+from ..jsonutil import fitted
 from ..pipeline import Answered, finish
 from ..rules.rule import Rule
 from .observe import note_frames, note_output
@@ -154,7 +155,7 @@ def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Respons
     wire = response.wire if isinstance(response, PacedStream) else None
     data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
     entry = MemoEntry(
-        response.status_code, response.raw_headers, bytes(data), drawn.rule, drawn.record,
+        response.status_code, response.raw_headers, fitted(data), drawn.rule, drawn.record,
         codec.replay_effect(drawn.output, drawn.request), wire,
     )  # fmt: skip
     memo.store(gen, key, entry, _size(key, entry))

@@ -286,3 +286,28 @@ def test_canonical_json_is_the_standard_encoder_s_sorted_text_whichever_writes_i
     """orjson writes it where that is certain (exact JSON types, no null value, tiny floats rewritten):
     NaN and the infinities, enums, dates, subclasses, wide ints and int keys go to the standard encoder."""
     assert canonical_json(value) == _STD_CANONICAL(value)
+
+
+def test_a_kept_text_holds_its_size() -> None:
+    """orjson's bytes keep the buffer they were written in; `fitted` copies them to their size."""
+    import tracemalloc
+
+    import orjson
+
+    from synthgpt.jsonutil import fitted
+
+    values = [{"role": "tool", "tool_call_id": f"c{i}", "content": "ok " * i} for i in range(200)]
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        written = [orjson.dumps(v) for v in values]
+        as_written = tracemalloc.get_traced_memory()[0] - base
+        kept = [fitted(text) for text in written]
+        del written
+        as_kept = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    size = sum(map(len, kept))
+    assert as_written > 4 * size  # what this test is about: if orjson sizes its bytes one day, it is moot
+    assert as_kept < 1.5 * size + 200 * 40, (as_kept, size)  # a bytes object's header each
+    assert kept == [orjson.dumps(v) for v in values] and type(kept[0]) is bytes

@@ -249,3 +249,30 @@ async def test_replays_wait_their_turn_while_paced_streams_run(monkeypatch: pyte
             pacing.pacer().running = 0
     assert r.status_code == 200
     assert admitted == [1]
+
+
+async def test_kept_answers_hold_their_size_not_the_encoders_buffer() -> None:
+    """orjson's bytes keep the buffer they were written in (a 3 KB answer held 32 KB): the memo keeps a
+    copy sized to fit (`jsonutil.fitted`), so its byte bound is what it holds."""
+    import gc
+    import tracemalloc
+
+    mock = MockGPT([Rule("long", m.always(), "tide pools " * 300)], seed=1, journal_size=0)
+    c, app = client(mock)
+    bodies = [{**HI, "messages": [{"role": "user", "content": f"question {i}"}]} for i in range(40)]
+    async with c:
+        for body in bodies:  # the first sighting keeps nothing
+            assert (await c.post("/v1/chat/completions", json=body)).status_code == 200
+        gc.collect()
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            for body in bodies:  # the second keeps each answer
+                assert (await c.post("/v1/chat/completions", json=body)).status_code == 200
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0] - base
+        finally:
+            tracemalloc.stop()
+    memo: ResponseMemo = app.state.memo
+    assert len(memo) == 40 and memo.nbytes > 40 * 3300
+    assert held < 3 * memo.nbytes, (held, memo.nbytes)  # the bodies, their records and keys; not 32 KB each
