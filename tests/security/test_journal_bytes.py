@@ -123,17 +123,29 @@ def _answer(mock: MockGPT, body: dict[str, object]) -> None:
     finish_answered(mock, answered)
 
 
+def _forget_kept_parts() -> None:
+    """Empty what the process keeps of requests' parts for later ones (the decoders' kept messages and
+    tools, the texts and counts kept for those objects): held there, a record's parts are not its own."""
+    from synthgpt import model
+    from synthgpt.engine import budget
+
+    interned.forget()
+    model._KEPT_TEXTS.clear()
+    budget._TOOLS_COUNTED.clear()
+
+
 def _held_by_one_call(mock: MockGPT, body: dict[str, object]) -> tuple[int, int]:
     """(bytes the process holds after one call, `record_bytes` of its record), traced by tracemalloc."""
     _answer(mock, body)  # warm: caches filled on a first call are not the record's
     for rule in mock.rules:
         rule.reset()
-    interned.forget()  # but the decoder's kept parts are: the call makes its messages and tools anew
+    _forget_kept_parts()
     gc.collect()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
         _answer(mock, body)
+        _forget_kept_parts()  # the record's parts then are held by the record alone
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - base
     finally:
