@@ -29,7 +29,7 @@ from ..common import check_schema, json_type_name, type_error
 from ..errors import unsupported_custom_tool
 from ..fields import CHAT
 from ..headers import journal_headers
-from ..interned import Interned, json_key, messages_cache, tools_cache
+from ..interned import Interned, json_key, kept_tools, messages_cache, tools_cache
 from .reasoning import chat_reasoning
 
 __all__ = ["decode_chat_request"]
@@ -190,37 +190,28 @@ def _tools(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Tool]]:
     if not isinstance(tools, list):
         raise _type_error("tools", "an array of objects", tools)
     _at_most(tools, MAX_TOOLS, "tools")
-    out = []
-    models = []
-    for i, tool in enumerate(tools):
-        text = json_key(tool) if type(tool) is dict else None
-        if text is not None:
-            found = _TOOLS.get(text)
-            if found is not None:
-                out.append(found[0])
-                models.append(found[1])
-                continue
-        tp = f"tools[{i}]"
-        if not isinstance(tool, dict):
-            raise _type_error(tp, "an object", tool)
-        ttype = tool.get("type", "function")
-        if ttype == "custom":
-            raise unsupported_custom_tool(f"{tp}.type")
-        if ttype != "function":
-            raise _bad_value(f"{tp}.type", ttype, ("function", "custom"))
-        fn = tool.get("function")
-        if not isinstance(fn, dict):
-            raise _missing(f"{tp}.function") if fn is None else _type_error(f"{tp}.function", "an object", fn)
-        strict = fn.get("strict")
-        if strict is not None and not isinstance(strict, bool):
-            raise _type_error(f"{tp}.function.strict", "a boolean", strict)
-        checked = {**_function(fn, f"{tp}.function"), "strict": strict}
-        model = _neutral_tool(checked)
-        if text is not None:
-            _TOOLS.put(text, (checked, model), len(text))
-        out.append(checked)
-        models.append(model)
-    return out, models
+    pairs = kept_tools(tools, _TOOLS, _checked_tool)
+    return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
+
+
+def _checked_tool(tool: Any, i: int) -> tuple[dict[str, Any], Tool]:
+    """`tools[i]` checked (the dict `tool_choice`'s checks read), and as a neutral Tool."""
+    tp = f"tools[{i}]"
+    if not isinstance(tool, dict):
+        raise _type_error(tp, "an object", tool)
+    ttype = tool.get("type", "function")
+    if ttype == "custom":
+        raise unsupported_custom_tool(f"{tp}.type")
+    if ttype != "function":
+        raise _bad_value(f"{tp}.type", ttype, ("function", "custom"))
+    fn = tool.get("function")
+    if not isinstance(fn, dict):
+        raise _missing(f"{tp}.function") if fn is None else _type_error(f"{tp}.function", "an object", fn)
+    strict = fn.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise _type_error(f"{tp}.function.strict", "a boolean", strict)
+    checked = {**_function(fn, f"{tp}.function"), "strict": strict}
+    return checked, _neutral_tool(checked)
 
 
 _TOOLS: Interned[tuple[dict[str, Any], Tool]] = tools_cache()
