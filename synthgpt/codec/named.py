@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..errors import RequestError
 from .anthropic.encode import MessagesCodec
 from .bedrock.encode import BedrockCodec
 from .cohere.encode import CohereCodec
 from .embeddings import EmbeddingsCodec
-from .envelope import decode_request
+from .envelope import Wire
 from .gemini.embed import GeminiEmbedCodec
 from .gemini.encode import GeminiCodec
 from .headers import KeptHeaders
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from ..model import ModelRequest
     from .base import WireCodec
 
-__all__ = ["CODEC_NAMES", "codec_named", "decode_named", "wire_name"]
+__all__ = ["CODEC_NAMES", "codec_named", "request_from_row", "wire_name", "wire_row"]
 
 _CODECS: tuple[tuple[str, type, Mapping[str, bool]], ...] = (
     ("chat", ChatCodec, {}),
@@ -79,9 +80,25 @@ def codec_named(name: str) -> WireCodec:
     )
 
 
-def decode_named(
-    name: str, body: bytes, headers: Any, params: Mapping[str, str], stream: bool
-) -> ModelRequest:
-    """The request the codec named `name` decodes from a wire's parts (`headers`: (name, value) pairs)."""
-    kept = headers if isinstance(headers, KeptHeaders) else KeptHeaders(tuple(map(tuple, headers)))
-    return decode_request(codec_named(name), body, kept, params, stream)[0]
+def wire_row(wire: Wire) -> dict[str, Any] | None:
+    """`wire` as a journal row holds it (JSON values), or None when its codec has no name. The body is a
+    string, not the JSON it holds: SQLite's `json_set` (`SQLiteJournal.finished`) rewrites a row's JSON
+    and could change a number's text."""
+    name = wire_name(wire.codec)
+    if name is None:
+        return None
+    params = wire.params
+    return {"codec": name, "body": wire.raw.decode(), "headers": wire.headers.pairs,
+            "params": params if type(params) is dict else dict(params), "stream": wire.stream}  # fmt: skip
+
+
+def request_from_row(row: Mapping[str, Any]) -> ModelRequest:
+    """The request a `wire_row` was written from, decoded again; ValueError when it no longer decodes (a
+    row written by another version of synthgpt)."""
+    headers = KeptHeaders(tuple(map(tuple, row["headers"])))
+    wire = Wire(codec_named(row["codec"]), row["body"].encode(), headers, row["params"], row["stream"])
+    try:
+        return wire.decode()
+    except RequestError as exc:
+        raise ValueError(f"a journaled request no longer decodes ({exc.message}): the journal was written by"
+                         " another version of synthgpt") from None  # fmt: skip
