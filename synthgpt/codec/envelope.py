@@ -74,21 +74,27 @@ class Wire:
     anyway), where packing the decoded request took ~4 µs for a short chat call, ~12 µs with a 1 KB
     response schema and ~100 µs for an agent's 60 messages."""
 
-    __slots__ = ("codec", "headers", "nbytes", "params", "raw", "stream")
+    __slots__ = ("codec", "headers", "params", "raw", "stream")
 
     def __init__(
         self, codec: WireCodec, raw: bytes, headers: KeptHeaders, params: Mapping[str, str], stream: bool
     ) -> None:
         self.codec = codec
         self.raw = raw
-        self.headers = _shared_headers(headers)
+        # one object for each distinct set of headers held: a client sends the same few call after call,
+        # and a thousand journaled copies of them took ~0.5 MB
+        self.headers = _headers_of(headers.pairs)
         self.params = params if params else _NO_PARAMS
         self.stream = stream
-        size = len(raw) + _WIRE_OVERHEAD
-        for name, value in headers.pairs:  # counted even when shared: a client may send large ones
+
+    @property
+    def nbytes(self) -> int:
+        """About what holding it costs (the journal's byte bound, asked when a record is packed): its body's
+        bytes and its headers', counted even when shared (a client may send large ones)."""
+        size = len(self.raw) + _WIRE_OVERHEAD
+        for name, value in self.headers.pairs:
             size += len(name) + len(value) + _HEADER_OVERHEAD
-        self.nbytes = size
-        """About what holding it costs (the journal's byte bound): its body's bytes and its headers'."""
+        return size
 
     def decode(self) -> ModelRequest:
         return decode_request(self.codec, self.raw, self.headers, self.params, self.stream)[0]
@@ -97,12 +103,6 @@ class Wire:
 _NO_PARAMS: Mapping[str, str] = {}
 _WIRE_OVERHEAD = 96  # the object and its bytes object's header
 _HEADER_OVERHEAD = 160  # a header's pair and its two strings' objects
-
-
-def _shared_headers(headers: KeptHeaders) -> KeptHeaders:
-    """One object for each distinct set of headers held: a client sends the same few call after call,
-    and a thousand journaled copies of them took ~0.5 MB."""
-    return _headers_of(headers.pairs)
 
 
 @lru_cache(maxsize=256)  # headers come from clients: the distinct sets kept are bounded
