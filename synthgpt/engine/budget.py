@@ -52,21 +52,23 @@ def prompt_tokens(req: ModelRequest) -> int:
     if req.tools:
         interned: bool = req.__pydantic_private__["_interned"]  # type: ignore[index]
         for t in req.tools:
-            if interned:
-                n += _tool_tokens(t)
-            else:
-                n += 8 + _known_tokens(t.name + " " + t.description + " " + canonical_json(t.parameters))
+            n += _kept_tool_tokens(t) if interned else _tool_tokens(t)
     return n
 
 
 def _tool_tokens(tool: Tool) -> int:
-    """A declared tool's tokens, remembered for the tool object: the decoders hand every request that
-    declares the same tool the same `Tool` (`codec.interned`, `ModelRequest._interned`), and writing its
-    parameters' schema out to count it was most of the count (~3 µs a tool)."""
+    """A declared tool's tokens: its name, description and parameters' schema, and its overhead."""
+    return 8 + _known_tokens(tool.name + " " + tool.description + " " + canonical_json(tool.parameters))
+
+
+def _kept_tool_tokens(tool: Tool) -> int:
+    """`_tool_tokens`, remembered for the tool object: the decoders hand every request that declares the
+    same tool the same `Tool` (`codec.interned`, `ModelRequest._interned`), and writing its parameters'
+    schema out to count it was most of the count (~3 µs a tool)."""
     kept = _TOOLS_COUNTED.get(id(tool))
     if kept is not None and kept[0] is tool:
         return kept[1]
-    n = 8 + _known_tokens(tool.name + " " + tool.description + " " + canonical_json(tool.parameters))
+    n = _tool_tokens(tool)
     if len(_TOOLS_COUNTED) >= _TOOLS_COUNTED_MAX:
         _TOOLS_COUNTED.clear()
     _TOOLS_COUNTED[id(tool)] = (tool, n)  # the entry holds the tool: its id stays its own while kept
