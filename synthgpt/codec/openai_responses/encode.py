@@ -36,7 +36,14 @@ from .events import (
     response_object,
     stream_parts,
 )
-from .request import conversation_messages, decode_input, decode_settings, instructions_message, type_error
+from .request import (
+    conversation_messages,
+    decode_input,
+    decode_settings,
+    instructions_message,
+    is_conversation,
+    type_error,
+)
 from .store import ConversationStore, ResponseStore
 
 __all__ = ["UNKNOWN_ITEM_TYPE", "ResponseNotFound", "ResponsesCodec"]
@@ -88,8 +95,7 @@ class ResponsesCodec:
         given = body.get("input")
         turn = decode_input(given, history) if given is not None else []
         instructions = body.get("instructions")
-        kept = type(given) is list and len(given) > 1  # a conversation: see `decode_input`
-        system = [instructions_message(instructions, kept)] if instructions else []
+        system = [instructions_message(instructions, is_conversation(given))] if instructions else []
         messages = (*system, *history, *turn)
         if not any(m.role != "system" for m in messages):
             raise RequestError(

@@ -36,6 +36,7 @@ __all__ = [
     "decode_input",
     "decode_settings",
     "instructions_message",
+    "is_conversation",
     "type_error",
 ]
 
@@ -79,7 +80,7 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
         raise type_error("input", "a string or an array of input items", value)
     out: list[Message] = []
     keys: list[Any] = []  # each message's key in `_ITEMS` (None: not kept), beside `out`
-    keep = len(value) > 1
+    keep = is_conversation(value)
     # the calls of one turn share one assistant message: the one they follow, else a new one. They are
     # gathered and the message built once the turn ends (rebuilt per call, 48,000 calls took 18 s)
     run: list[ToolCall] = []
@@ -93,12 +94,13 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
             raise type_error(param, "an object", item)
         kind = item.get("type", "message" if "role" in item else None)
         text = json_key(item) if keep else None
+        # each kind of item under keys of its own shape, so a key finds what its kind makes
         if kind == "function_call":
-            call = _ITEMS.get(text) if text is not None else None
-            if not isinstance(call, ToolCall):
+            call = None if text is None else _ITEMS.get(("call", text))
+            if call is None:
                 call = _function_call(item, param)
                 if text is not None:
-                    _ITEMS.put(text, call, len(text))
+                    _ITEMS.put(("call", text), call, len(text))
             call_names[call.id] = call.name
             if not run:
                 if out and out[-1].role == "assistant":
@@ -111,14 +113,14 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
         if run and kind in ("message", "function_call_output"):  # the turn's calls end here
             _end_turn(out, keys, joined, joined_key, run, run_keys)
             run, run_keys = [], []
-        key: Any = None
+        key: Any = None  # the message's in `_ITEMS`
         if kind == "message":
-            key = ("message", text) if text is not None else None
-            found = _ITEMS.get(key) if key is not None else None
-            if not isinstance(found, Message):
+            key = None if text is None else ("message", text)
+            found = None if key is None else _ITEMS.get(key)
+            if found is None:
                 found = _message(item, param)
-                if key is not None and text is not None:
-                    _ITEMS.put(key, found, len(text))
+                if key is not None:
+                    _ITEMS.put(key, found, len(key[1]))
             out.append(found)
             keys.append(key)
         elif kind == "function_call_output":
@@ -136,13 +138,13 @@ def decode_input(value: Any, history: tuple[Message, ...] = ()) -> list[Message]
                     code="missing_required_parameter",
                 )
             name = call_names.get(call_id)
-            key = ("output", text, name) if text is not None else None
-            found = _ITEMS.get(key) if key is not None else None
-            if not isinstance(found, Message):
+            key = None if text is None else ("output", text, name)
+            found = None if key is None else _ITEMS.get(key)
+            if found is None:
                 found = built(Message, role="tool", content=_text_of(item["output"], f"{param}.output"),
                               tool_call_id=call_id, name=name)  # fmt: skip
-                if key is not None and text is not None:
-                    _ITEMS.put(key, found, len(text))
+                if key is not None:
+                    _ITEMS.put(key, found, len(key[1]))
             out.append(found)
             keys.append(key)
         elif isinstance(kind, str) and (
@@ -167,8 +169,8 @@ def _end_turn(
     """Add the assistant message holding a turn's calls (`_with_calls`), kept by the keys of what it is
     made of when each has one (`joined_key` is `()` when the calls follow no assistant message)."""
     key = None if joined_key is None or None in run_keys else ("turn", joined_key, tuple(run_keys))
-    found = _ITEMS.get(key) if key is not None else None
-    if not isinstance(found, Message):
+    found = None if key is None else _ITEMS.get(key)
+    if found is None:
         found = _with_calls(joined, run)
         if key is not None:
             _ITEMS.put(key, found, 0)
@@ -180,12 +182,17 @@ _ITEMS: Interned[Any] = messages_cache()
 """What each item of a conversation's `input` decoded lately made (see `decode_input`)."""
 
 
+def is_conversation(value: Any) -> bool:
+    """Whether `input` is a conversation its next turn sends again, whose items `_ITEMS` keeps."""
+    return type(value) is list and len(value) > 1
+
+
 def instructions_message(text: str, kept: bool) -> Message:
     """The system message of `instructions` (checked a string), kept with a conversation's items."""
     if not kept:
         return built(Message, role="system", content=text)
-    found = _ITEMS.get(("instructions", text))
-    if isinstance(found, Message):
+    found: Message | None = _ITEMS.get(("instructions", text))
+    if found is not None:
         return found
     made = built(Message, role="system", content=text)
     _ITEMS.put(("instructions", text), made, len(text))
