@@ -74,7 +74,7 @@ class Wire:
     anyway), where packing the decoded request took ~4 µs for a short chat call, ~12 µs with a 1 KB
     response schema and ~100 µs for an agent's 60 messages."""
 
-    __slots__ = ("codec", "headers", "params", "raw", "stream")
+    __slots__ = ("_nbytes", "codec", "headers", "params", "raw", "stream")
 
     def __init__(
         self, codec: WireCodec, raw: bytes, headers: KeptHeaders, params: Mapping[str, str], stream: bool
@@ -86,14 +86,19 @@ class Wire:
         self.headers = _headers_of(headers.pairs)
         self.params = params if params else _NO_PARAMS
         self.stream = stream
+        self._nbytes = -1
 
     @property
     def nbytes(self) -> int:
-        """About what holding it costs (the journal's byte bound, asked when a record is packed): its body's
-        bytes and its headers', counted even when shared (a client may send large ones)."""
-        size = len(self.raw) + _WIRE_OVERHEAD
-        for name, value in self.headers.pairs:
-            size += len(name) + len(value) + _HEADER_OVERHEAD
+        """About what holding it costs (the journal's byte bound, asked when a record is packed, by the
+        journal and by the rule's history): its body's bytes and its headers', counted even when shared (a
+        client may send large ones). Worked out when first asked."""
+        size = self._nbytes
+        if size < 0:
+            size = len(self.raw) + _WIRE_OVERHEAD
+            for name, value in self.headers.pairs:
+                size += len(name) + len(value) + _HEADER_OVERHEAD
+            self._nbytes = size
         return size
 
     def decode(self) -> ModelRequest:
