@@ -95,13 +95,48 @@ def cut_to_tokens(text: str, limit: int) -> tuple[str, int, bool]:
     """The longest prefix of `text` with at most `limit` tokens: (prefix, tokens, was_cut)."""
     if limit <= 0:
         return "", 0, bool(text)
-    # the limit-th token, reached by `islice` in C (a Python loop over every token before it cost ~60 ns a
-    # token); a text with fewer tokens is kept whole, `count_tokens` telling how many it has
-    last = next(islice(_TOKEN.finditer(text), limit - 1, None), None)
-    if last is None:
+    end = _ascii_end(text, limit) if text.isascii() else _end(text, limit)
+    if end < 0:  # fewer tokens than the limit: the text is kept whole
         return text, count_tokens(text), False
-    end = last.end()
     return text[:end], limit, end < len(text)
+
+
+def _end(text: str, limit: int) -> int:
+    """Where the `limit`-th token of `text` ends, or -1 when it has fewer."""
+    # reached by `islice` in C (a Python loop over every token before it cost ~60 ns a token)
+    last = next(islice(_TOKEN.finditer(text), limit - 1, None), None)
+    return -1 if last is None else last.end()
+
+
+def _ascii_end(text: str, limit: int) -> int:
+    """`_end` of an ASCII text, from its characters' classes (`_ASCII_TABLE`): a pattern that matches
+    `_CUT_RUN` tokens at a time, as atomic groups, reaches the limit with one match object per run instead
+    of one per token (~3x faster on an answer cut at 40 tokens)."""
+    classes = text.encode().translate(_ASCII_TABLE)
+    at = 0
+    while limit > 0:
+        run = min(limit, _CUT_RUN)
+        found = _run_pattern(run).match(classes, at)
+        if found is None:
+            return -1
+        at = found.end()
+        limit -= run
+    return at
+
+
+_CUT_RUN: Final = 64
+_RUN_PATTERNS: list[re.Pattern[bytes] | None] = [None] * (_CUT_RUN + 1)
+
+
+def _run_pattern(run: int) -> re.Pattern[bytes]:
+    """`run` tokens of `_TOKEN`, written over classes: `\\s` is ` `, `\\w` is `w`, any other character `p`.
+    Each token is an atomic group, so it is the one `finditer` would match there, and a text with fewer
+    tokens fails in one pass rather than by trying every other split of its words."""
+    pattern = _RUN_PATTERNS[run]
+    if pattern is None:
+        pattern = re.compile(rb"(?> *(?:w{1,4}|p)| +){%d}" % run)
+        _RUN_PATTERNS[run] = pattern  # one per run length: at most `_CUT_RUN`, made when first needed
+    return pattern
 
 
 def count_message_tokens(texts: Iterable[str], count: Callable[[str], int] | None = None) -> int:

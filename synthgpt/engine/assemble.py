@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..model import Choice, ErrorSpec, ModelOutput, ReasoningPart, StreamPlan, TextOut, ToolCallPart, Usage
 
-__all__ = ["cut_choice", "output", "text_choice", "usage", "with_text"]
+__all__ = ["cut_choice", "output", "text_choice", "text_out", "usage", "with_text"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
@@ -38,10 +38,15 @@ def _assembled(cls: type[_M], data: dict[str, Any], given: set[str]) -> _M:
     return obj
 
 
+def text_out(text: str) -> TextOut:
+    """`TextOut(text=text)` for an exact `str` (validation makes a subclass a plain str)."""
+    return _assembled(TextOut, {"kind": "text", "text": text}, {"text"})
+
+
 def text_choice(text: str) -> Choice:
-    """`Choice(parts=(TextOut(text=text),))` for an exact `str` (validation makes a subclass a plain str)."""
-    part = _assembled(TextOut, {"kind": "text", "text": text}, {"text"})
-    return _assembled(Choice, {"parts": (part,), "finish_reason": "stop", "stop_sequence": None}, {"parts"})
+    """`Choice(parts=(TextOut(text=text),))` for an exact `str`."""
+    return _assembled(Choice, {"parts": (text_out(text),), "finish_reason": "stop", "stop_sequence": None},
+                      {"parts"})  # fmt: skip
 
 
 def usage(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int) -> Usage:

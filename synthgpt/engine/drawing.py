@@ -13,8 +13,8 @@ from ..limits import Limits
 from ..model import Choice, ErrorSpec, ModelOutput, ModelRequest, StreamPlan
 from ..rules.triggers import without_triggers
 from ..seeding import derive_seed
-from ..tokens import count_tokens
-from .assemble import output, text_choice
+from ..tokens import count_tokens, cut_to_tokens
+from .assemble import cut_choice, output, text_choice, text_out
 from .assemble import usage as assembled_usage
 from .shaping import apply_limit, apply_stop, count_usage, spelled_by_deltas
 
@@ -78,15 +78,22 @@ def draw_output(
             and not (auto and error is None)
         ):  # fmt: skip
             # most answers: text, the choice assembled without validation; `apply_limit` and `count_usage`
-            # would give this choice and count (tests/engine/test_drawing_fast.py)
-            tokens = count_tokens(value)
-            if limit and tokens > limit:
-                choices.append(apply_limit(text_choice(value), limit, None))
-                counted = None
+            # would give this choice and count (tests/engine/test_engine_shortcuts.py)
+            # a text over its limit is cut to its first `limit` tokens (never none: a budget is >= 1), and
+            # counts them; one most likely over it (prose runs ~3.5 characters a token) is cut at once, the
+            # cut counting a text with fewer after its pass
+            if limit and len(value) > 4 * limit:
+                cut_text, tokens, was_cut = cut_to_tokens(value, limit)
+            else:
+                tokens, was_cut = count_tokens(value), False
+                if limit and tokens > limit:
+                    cut_text, tokens, was_cut = cut_to_tokens(value, limit)
+            if was_cut:
+                choices.append(cut_choice((text_out(cut_text),)))
             else:
                 choices.append(text_choice(value))
-                if counted is not None:
-                    counted += tokens
+            if counted is not None:
+                counted += tokens
             continue
         counted = None
         if type(value) is str:

@@ -165,7 +165,9 @@ class PerChoice(Generator[Any]):
 
 SEED = 1234
 LONG = " ".join(["Tide pools hold anemones, crabs and small fish; the water warms at low tide."] * 4)
-TEXTS = ["", "Hello world, tide pools.", LONG, "  trailing  ", "héllo wörld, ñandú!", "supercalifragilistic"]
+# the last one is long for its few tokens: tried as cut at once, and found short enough
+TEXTS = ["", "Hello world, tide pools.", LONG, "  trailing  ", "héllo wörld, ñandú!", "supercalifragilistic",
+         "spaced" + " " * 40 + "out"]  # fmt: skip
 LIMITS = [None, 0, 1, 3, 5, 6, 7, 20, 1000]
 
 

@@ -102,6 +102,22 @@ def test_a_cut_is_the_one_counting_token_by_token_gives(text: str, limit: int) -
     assert cut_to_tokens(text, limit) == _cut_token_by_token(text, limit)
 
 
+_WORDY = st.text(alphabet=st.sampled_from("abcdefghij  \t\n.,;!'\"-"), min_size=200, max_size=1500)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(text=_WORDY, limit=st.integers(1, 400))
+def test_a_long_cut_is_the_one_counting_token_by_token_gives(text: str, limit: int) -> None:
+    # ASCII text is cut from its characters' classes, 64 tokens a match: limits across those runs
+    assert cut_to_tokens(text, limit) == _cut_token_by_token(text, limit)
+
+
+@pytest.mark.parametrize("limit", [63, 64, 65, 128, 129, 200])
+@pytest.mark.parametrize("text", ["word " * 64, "ab " * 200, "x" * 4 * 129, "a," * 150, " " * 10 + "w" * 700])
+def test_a_cut_at_the_runs_edges_is_the_one_counting_token_by_token_gives(text: str, limit: int) -> None:
+    assert cut_to_tokens(text, limit) == _cut_token_by_token(text, limit)
+
+
 def test_cut_to_tokens() -> None:
     assert cut_to_tokens("one two six", 2) == ("one two", 2, True)
     assert cut_to_tokens("one two", 5) == ("one two", 2, False)
