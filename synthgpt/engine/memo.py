@@ -64,7 +64,9 @@ class KeptAnswers(Generic[K, V]):
         self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
         # keys seen once, as hashes: an answer is kept only when its request comes a second time, so a load
         # of all-different requests (the common long run) fills nothing but this small set
-        self._seen: dict[int, None] = {}  # insertion-ordered: the first key is the oldest
+        # (an OrderedDict: a plain dict's first key, found by `next(iter(...))`, lies past every slot deleted
+        # before it until the dict is next resized, ~0.5 µs a request once 1,024 keys were seen)
+        self._seen: OrderedDict[int, None] = OrderedDict()  # the first key is the oldest
         self._generation: tuple[Any, ...] | None = None
         self._bytes = 0
         self._lock = threading.Lock()
@@ -109,7 +111,7 @@ class KeptAnswers(Generic[K, V]):
                 return True
             seen[h] = None
             if len(seen) > _SEEN:
-                del seen[next(iter(seen))]
+                seen.popitem(last=False)
             return False
 
     def store(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:

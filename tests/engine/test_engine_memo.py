@@ -9,7 +9,7 @@ import pytest
 from synthgpt import MockGPT, Rule, StepClock
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.engine.memo import MAX_KEY_BYTES, DrawMemo
+from synthgpt.engine.memo import MAX_KEY_BYTES, DrawMemo, KeptAnswers
 
 
 def ask(text: str, **extra: Any) -> dict[str, Any]:
@@ -111,3 +111,18 @@ def test_the_memo_is_bounded(entries: int) -> None:
     for _ in range(3):
         small.generate(ask("same"))
     assert _kept(small) == 0
+
+
+def test_a_key_seen_once_is_forgotten_after_the_1024_newer_ones() -> None:
+    # the keys seen once are a bounded queue: the oldest goes first, its next sighting counts as a first
+    memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20)
+    gen = (1,)
+    memo.lookup(gen, "start")  # a first lookup takes the generation
+    assert memo.admit(gen, "oldest") is False
+    assert memo.admit(gen, "kept") is False
+    for i in range(1023):
+        assert memo.admit(gen, f"newer {i}") is False
+    assert memo.admit(gen, "kept") is True  # among the 1,024 newest: its second sighting
+    assert memo.admit(gen, "kept") is False  # and it starts over
+    assert memo.admit(gen, "oldest") is False  # forgotten: a first sighting again
+    assert memo.admit(gen, "oldest") is True
