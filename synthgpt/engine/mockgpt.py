@@ -193,12 +193,13 @@ class MockGPT:
         engine does so itself for a request given as a dict that comes a third time (`engine.memo`).
         """
         slot = None if isinstance(request, ModelRequest) else self._memo.slot(self, request, api)
+        keep = False  # the request's second sighting: its answer, if replayable, is kept
         if slot is not None:
-            kept = self._memo.lookup(*slot)
+            kept, keep = self._memo.sighting(*slot)
             if kept is not None:
                 return _generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
         drawn = self._draw(request, api)
-        if slot is not None and drawn.replayable:
+        if keep and slot is not None and drawn.replayable:
             self._memo.put(slot, drawn)
         return drawn
 

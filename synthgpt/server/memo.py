@@ -143,15 +143,15 @@ async def replay(scope: Scope, receive: Receive, send: Send, mock: MockGPT, entr
 
 
 def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Response) -> None:
-    """Keep a replayable answer under its request's key (`memo_slot`)."""
+    """Keep a replayable answer under its request's key (`memo_slot`), on the second sighting of that key
+    (`ResponseMemo.sighting` said so: the caller asks only then, so a load of distinct requests builds
+    nothing here)."""
     drawn = answered.generation
     if drawn is None or not answered.replayable:
         return
     if type(response) not in (Response, JsonBody, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
     memo, gen, key = slot
-    if not memo.admit(gen, key):  # the first sighting: nothing is built (a load of distinct requests)
-        return
     wire = response.wire if isinstance(response, PacedStream) else None
     data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
     entry = MemoEntry(

@@ -205,8 +205,9 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
         await to_response(refuse(mock, codec, exc, path, "", exc.size))(scope, receive, send)
         return
     slot = memo_slot(state.memo, mock, scope, declared, raw)
+    keep = False  # whether this answer, if replayable, is kept: its request's second sighting
     if slot is not None:
-        entry = slot[0].get(slot[1], slot[2])
+        entry, keep = slot[0].sighting(slot[1], slot[2])
         if entry is not None and await replay(scope, receive, send, mock, entry):
             return
     pace = pacer()
@@ -250,7 +251,7 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
             raise
     response = to_response(answered)
     _finish_when_sent(scope, mock, answered, response)
-    if answered.replayable and slot is not None:
+    if keep and answered.replayable and slot is not None:
         remember(slot, codec, answered, response)
     await response(scope, receive, send)
 

@@ -126,3 +126,16 @@ def test_a_key_seen_once_is_forgotten_after_the_1024_newer_ones() -> None:
     assert memo.admit(gen, "kept") is False  # and it starts over
     assert memo.admit(gen, "oldest") is False  # forgotten: a first sighting again
     assert memo.admit(gen, "oldest") is True
+
+
+def test_a_sighting_looks_up_and_says_when_to_keep_in_one_step() -> None:
+    memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20)
+    gen = (1,)
+    assert memo.sighting(gen, "k") == (None, False)  # a first sighting: nothing to keep yet
+    assert memo.sighting(gen, "k") == (None, True)  # the second: keep its answer
+    memo.store(gen, "k", 7, 10)
+    assert memo.sighting(gen, "k") == (7, False)  # the third: answered from the memo
+    assert (memo.hits, memo.misses) == (1, 2)
+    assert memo.sighting((2,), "k") == (None, False) and len(memo) == 0  # a new generation empties it
+    assert memo.sighting((2,), "k") == (None, True)
+    assert memo.sighting(None, "k") == (None, False) and len(memo) == 0  # no generation: nothing kept
