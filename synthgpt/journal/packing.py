@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from .. import model as _model
 from ..jsonutil import fitted
-from ..model import Message, ModelOutput, ModelRequest
+from ..model import Choice, Message, ModelOutput, ModelRequest, TextOut, Usage
 from ..trusted import private_defaults
 
 __all__ = [
@@ -305,13 +305,114 @@ def unpack_pair(payload: bytes) -> tuple[ModelRequest, ModelOutput]:
 
 def pack_output(output: ModelOutput) -> bytes:
     """The packed bytes of a record's output alone, for a request the journal keeps as its `Wire`."""
+    values = _text_answer(output)
+    if values is not None:
+        try:
+            return orjson.dumps(values)[:-1]  # a slice: a copy sized to fit, as `_packed` keeps
+        except TypeError:  # a str orjson refuses (a lone surrogate), an int beyond 64 bits
+            pass
     return _packed((output,))
 
 
 def unpack_output(payload: bytes) -> ModelOutput:
     """The output `payload` packs (`pack_output`)."""
-    output: ModelOutput = _unpacked(payload)[0]
+    if payload[:1] != _PICKLED:
+        items = orjson.loads(payload + b"]")
+        if items[0] == _TEXT_ANSWER:  # (a model packs as an array: never equal to the number)
+            return _text_answer_back(items)
+        output: ModelOutput = _decode(items[0])
+        return output
+    back: ModelOutput = _unpacked(payload)[0]
+    return back
+
+
+# The common answer, one choice of text alone as `engine.drawing` assembles it (its field sets, the
+# default stream plan, no error), is packed as one flat array of its values: no array and no `_encode`
+# call per model (1.0 against 3.8 µs for a distinct chat answer's output). Any other output, or one of
+# these whose values are not exactly str and int, packs the general way.
+_TEXT_ANSWER = -2
+_TEXT_SET = frozenset({"text"})
+_STOP_SET = frozenset({"parts"})
+_LENGTH_SET = frozenset({"parts", "finish_reason"})
+_USAGE_SET = frozenset({"prompt_tokens", "completion_tokens", "reasoning_tokens"})
+_OUTPUT_SET = frozenset(ModelOutput.model_fields)
+_NO_STREAM = ModelOutput.model_fields["stream"].default
+
+
+def _text_answer(output: ModelOutput) -> list[Any] | None:
+    """[_TEXT_ANSWER, text, finish reason, prompt, completion and reasoning tokens, model, seed, created,
+    rule] of a text answer as assembled; None for any other output."""
+    if type(output) is not ModelOutput or output.__pydantic_fields_set__ != _OUTPUT_SET:
+        return None
+    fields = output.__dict__
+    choices = fields["choices"]
+    if (
+        len(fields) != len(_OUTPUT_SET) or type(choices) is not tuple or len(choices) != 1
+        or fields["stream"] is not _NO_STREAM or fields["error"] is not None or fields["embeddings"] != ()
+    ):  # fmt: skip
+        return None
+    choice = choices[0]
+    if type(choice) is not Choice:
+        return None
+    made = choice.__dict__
+    parts, finish = made["parts"], made["finish_reason"]
+    kept = choice.__pydantic_fields_set__
+    if (
+        type(parts) is not tuple or len(parts) != 1 or made["stop_sequence"] is not None
+        or not ((finish == "stop" and kept == _STOP_SET) or (finish == "length" and kept == _LENGTH_SET))
+    ):  # fmt: skip
+        return None
+    part, usage = parts[0], fields["usage"]
+    if (
+        type(part) is not TextOut or part.__pydantic_fields_set__ != _TEXT_SET
+        or type(usage) is not Usage or usage.__pydantic_fields_set__ != _USAGE_SET
+    ):  # fmt: skip
+        return None
+    text, counts = part.__dict__["text"], usage.__dict__
+    values = [
+        _TEXT_ANSWER, text, finish, counts["prompt_tokens"], counts["completion_tokens"],
+        counts["reasoning_tokens"], fields["model"], fields["id_seed"], fields["created"], fields["rule"],
+    ]  # fmt: skip
+    if (
+        part.__dict__["kind"] != "text" or counts["cached_tokens"] != 0 or type(text) is not str
+        or type(values[6]) is not str or type(values[9]) is not str
+        or not all(type(v) is int for v in values[3:6]) or type(values[7]) is not int
+        or type(values[8]) is not int
+    ):  # fmt: skip
+        return None
+    return values
+
+
+def _text_answer_back(items: list[Any]) -> ModelOutput:
+    """The output `_text_answer` gave `items` for: new objects, built as `engine.assemble` builds them."""
+    _, text, finish, prompt, completion, reasoning, model, seed, created, rule = items
+    part = _made(TextOut, {"kind": "text", "text": text}, set(_TEXT_SET))
+    choice = _made(
+        Choice, {"parts": (part,), "finish_reason": finish, "stop_sequence": None},
+        set(_STOP_SET if finish == "stop" else _LENGTH_SET),
+    )  # fmt: skip
+    usage = _made(
+        Usage, {"prompt_tokens": prompt, "completion_tokens": completion, "reasoning_tokens": reasoning,
+                "cached_tokens": 0}, set(_USAGE_SET),
+    )  # fmt: skip
+    fields = {
+        "choices": (choice,), "usage": usage, "stream": _NO_STREAM, "error": None, "model": model,
+        "id_seed": seed, "created": created, "rule": rule, "embeddings": (),
+    }  # fmt: skip
+    output: ModelOutput = _made(ModelOutput, fields, set(_OUTPUT_SET))
     return output
+
+
+def _made(cls: type[BaseModel], fields: dict[str, Any], names: set[str]) -> Any:
+    """An object of `cls` holding `fields` (in field order) and `names` as its field set, as `_decode`
+    makes one (these classes hold no private attributes: `engine.assemble` checks their layouts)."""
+    obj = cls.__new__(cls)
+    setattr_ = object.__setattr__
+    setattr_(obj, "__dict__", fields)
+    setattr_(obj, "__pydantic_fields_set__", names)
+    setattr_(obj, "__pydantic_extra__", None)
+    setattr_(obj, "__pydantic_private__", None)
+    return obj
 
 
 def pack_messages(messages: tuple[Message, ...]) -> bytes:

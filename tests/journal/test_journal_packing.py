@@ -11,7 +11,9 @@ from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
-from synthgpt.journal.packing import pack, pack_messages, pickled, unpack_messages, unpack_pair
+from synthgpt.journal.packing import (
+    pack, pack_messages, pack_output, pickled, unpack_messages, unpack_output, unpack_pair,
+)  # fmt: skip
 from synthgpt.model import Message, ModelOutput, ModelRequest, StreamPlan
 from tests.codec.test_openai_chat import WEATHER
 
@@ -84,6 +86,50 @@ def test_a_packed_pair_reads_back_equal_field_by_field(ask: dict[str, Any]) -> N
     # read twice, the same; the objects read are new ones (a caller changing them changes nothing kept)
     again = unpack_pair(payload)
     assert again == unpack_pair(payload) and again[0] is not unpack_pair(payload)[0]
+
+
+def _assert_same_output(back: ModelOutput, output: ModelOutput) -> None:
+    assert back == output
+    for got, want in zip(_models(back), _models(output), strict=True):
+        assert type(got) is type(want)
+        assert got.__dict__ == want.__dict__ and list(got.__dict__) == list(want.__dict__)
+        assert [type(v) for v in got.__dict__.values()] == [type(v) for v in want.__dict__.values()]
+        assert got.model_fields_set == want.model_fields_set
+
+
+PLAIN = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello there"}]}
+
+
+@pytest.mark.parametrize(
+    ("ask", "flat"),
+    [(PLAIN, True), (ASKS[0], True), *((ask, False) for ask in ASKS[1:5])],
+    ids=["text", "cut text", "tools", "turns", "embeddings", "stream"],
+)
+def test_an_output_packed_alone_reads_back_equal_field_by_field(ask: dict[str, Any], flat: bool) -> None:
+    output = _mock().resolve(ask).output
+    payload = pack_output(output)
+    # a text answer as the engine assembles it is one flat array of its values; any other, model by model
+    assert payload.startswith(b"[-2,") is flat
+    _assert_same_output(unpack_output(payload), output)
+    assert unpack_output(payload) is not unpack_output(payload)  # new objects each time
+    if flat:
+        assert unpack_output(payload).stream is ModelOutput.model_fields["stream"].default
+
+
+def test_a_text_answer_of_other_values_packs_the_general_way() -> None:
+    output = _mock().resolve(PLAIN).output
+    usage = output.usage.model_copy(update={"cached_tokens": 3})
+    part = output.choices[0].parts[0]
+    for other in (
+        output.model_copy(update={"usage": usage}),  # a count the flat form does not hold
+        output.model_copy(update={"created": 2**70}),  # beyond 64 bits: orjson refuses it
+        output.model_copy(update={"choices": (output.choices[0].model_copy(
+            update={"parts": (part.model_copy(update={"text": "lone \ud800"}),)}),)}),  # pickled
+        ModelOutput(choices=output.choices, usage=output.usage, model="m"),  # a field set of its own
+    ):
+        payload = pack_output(other)
+        assert not payload.startswith(b"[-2,")
+        _assert_same_output(unpack_output(payload), other)
 
 
 def test_a_field_default_packs_as_itself() -> None:
