@@ -12,7 +12,13 @@ from synthgpt import generators as g
 from synthgpt import matchers as m
 from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
 from synthgpt.journal.packing import (
-    pack, pack_messages, pack_output, pickled, unpack_messages, unpack_output, unpack_pair,
+    pack,
+    pack_messages,
+    pack_output,
+    pickled,
+    unpack_messages,
+    unpack_output,
+    unpack_pair,
 )  # fmt: skip
 from synthgpt.model import Message, ModelOutput, ModelRequest, StreamPlan
 from tests.codec.test_openai_chat import WEATHER
