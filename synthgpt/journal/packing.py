@@ -281,15 +281,10 @@ def _decode(items: list[Any]) -> Any:
     for i, as_tuple in plan.tuples:
         items[i] = as_tuple(items[i])
     number = items[1]
-    obj = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(obj, "__dict__", dict(zip(plan.names, items[_HEAD:], strict=True)))
-    setattr_(obj, "__pydantic_fields_set__", set(_SETS[number] if type(number) is int else number))
-    setattr_(obj, "__pydantic_extra__", None)
     # what pydantic starts an object with (a request's cached fingerprint is taken again when asked)
     private = private_defaults(cls) if cls.__private_attributes__ else None
-    setattr_(obj, "__pydantic_private__", private)
-    return obj
+    return _made(cls, dict(zip(plan.names, items[_HEAD:], strict=True)),
+                 set(_SETS[number] if type(number) is int else number), private)  # fmt: skip
 
 
 def pack(request: ModelRequest, output: ModelOutput) -> bytes:
@@ -403,15 +398,17 @@ def _text_answer_back(items: list[Any]) -> ModelOutput:
     return output
 
 
-def _made(cls: type[BaseModel], fields: dict[str, Any], names: set[str]) -> Any:
-    """An object of `cls` holding `fields` (in field order) and `names` as its field set, as `_decode`
-    makes one (these classes hold no private attributes: `engine.assemble` checks their layouts)."""
+def _made(
+    cls: type[BaseModel], fields: dict[str, Any], names: set[str], private: dict[str, Any] | None = None
+) -> Any:
+    """An object of `cls` holding `fields` (in field order), `names` as its field set and `private`: the
+    state pydantic's own `__setstate__` would set, without validation (what every read-back makes)."""
     obj = cls.__new__(cls)
     setattr_ = object.__setattr__
     setattr_(obj, "__dict__", fields)
     setattr_(obj, "__pydantic_fields_set__", names)
     setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", None)
+    setattr_(obj, "__pydantic_private__", private)
     return obj
 
 
@@ -452,15 +449,9 @@ _PICKLED = b"\x80"  # pickle's PROTO opcode starts every pickle; JSON never does
 def _restore(
     kind: int, data: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None
 ) -> BaseModel:
-    """A model as pickled by `_reduce`: the state pydantic's own `__setstate__` would set."""
-    cls = _MODELS[kind]
-    obj = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(obj, "__pydantic_fields_set__", fields_set)
-    setattr_(obj, "__pydantic_extra__", None)
-    setattr_(obj, "__pydantic_private__", private)
-    setattr_(obj, "__dict__", data)
-    return obj
+    """A model as pickled by `_reduce`."""
+    made: BaseModel = _made(_MODELS[kind], data, fields_set, private)
+    return made
 
 
 def _reduce(obj: BaseModel) -> tuple[Any, ...]:
