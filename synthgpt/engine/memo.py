@@ -77,31 +77,13 @@ class KeptAnswers(Generic[K, V]):
     def enabled(self) -> bool:
         return self.max_entries > 0 and self.max_bytes > 0
 
-    def lookup(self, gen: tuple[Any, ...] | None, key: K) -> V | None:
-        """The value kept for `key` under `gen`; a new generation empties the memo first."""
+    def sighting(self, gen: tuple[Any, ...] | None, key: K) -> tuple[V | None, bool]:
+        """The value kept for `key` under `gen` (a new generation empties the memo first); when there is none,
+        whether this is the key's second sighting, so that its answer, if replayable, is to be kept
+        (`store`). One look under the lock: a load of distinct requests builds nothing to keep."""
         with self._lock:
             if gen is None or gen != self._generation:
                 self._reset(gen)
-                self.misses += 1
-                return None
-            kept = self._entries.get(key)
-            if kept is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return kept[0]
-
-    def sighting(self, gen: tuple[Any, ...] | None, key: K) -> tuple[V | None, bool]:
-        """`lookup`, and when nothing is kept for `key`, whether this is its second sighting (`admit`): then
-        its answer, if replayable, is to be kept (`store`). One look under the lock for a miss, where
-        `lookup` and then `admit` took two (~2 µs of each distinct request's)."""
-        with self._lock:
-            if gen is None or gen != self._generation:
-                self._reset(gen)  # a new generation empties the memo first
-                if gen is None:
-                    self.misses += 1
-                    return None, False
             else:
                 kept = self._entries.get(key)
                 if kept is not None:
@@ -109,21 +91,7 @@ class KeptAnswers(Generic[K, V]):
                     self.hits += 1
                     return kept[0], False
             self.misses += 1
-            return None, self._seen_again(key)
-
-    def keep(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
-        """Keep `value` (about `size` bytes with its key) if `key` was seen before under `gen` and it fits."""
-        if size <= self.max_bytes and self.admit(gen, key):
-            self.store(gen, key, value, size)
-
-    def admit(self, gen: tuple[Any, ...] | None, key: K) -> bool:
-        """Whether the value for `key` is to be kept now: its second sighting under `gen`. The first is
-        noted here, so a caller may ask before it builds the value (a load of all-different requests then
-        builds none)."""
-        with self._lock:
-            if gen is None or gen != self._generation:  # the rules or the clock changed during the draw
-                return False
-            return self._seen_again(key)
+            return None, gen is not None and self._seen_again(key)
 
     def _seen_again(self, key: K) -> bool:
         """Whether `key` was seen once before (forgotten now: a third sighting counts as a first); else note
@@ -139,7 +107,8 @@ class KeptAnswers(Generic[K, V]):
         return False
 
     def store(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
-        """Keep `value` for `key` (`admit` said so) if it fits, the least recent values going first."""
+        """Keep `value` for `key` (`sighting` said so) if it fits and `gen` is still the memo's (the rules or
+        the clock may have changed during the draw), the least recent values going first."""
         if size > self.max_bytes:
             return
         with self._lock:

@@ -75,12 +75,9 @@ class ResponseMemo(KeptAnswers[Key, MemoEntry]):
     def __init__(self, max_entries: int = DEFAULT_MEMO_ENTRIES, max_bytes: int = DEFAULT_MEMO_BYTES) -> None:
         super().__init__(max_entries, max_bytes)
 
-    def get(self, gen: tuple[Any, ...], key: Key) -> MemoEntry | None:
-        return self.lookup(gen, key)
-
     def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
-        """Keep `entry` if `key` was seen before (under this generation) and it fits the bounds."""
-        self.keep(gen, key, entry, _size(key, entry))
+        """Keep `entry`, the answer to its key's second sighting (`sighting`), if it fits the bounds."""
+        self.store(gen, key, entry, _size(key, entry))
 
 
 def _size(key: Key, entry: MemoEntry) -> int:
@@ -158,4 +155,4 @@ def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Respons
         response.status_code, response.raw_headers, fitted(data), drawn.rule, drawn.record,
         codec.replay_effect(drawn.output, drawn.request), wire,
     )  # fmt: skip
-    memo.store(gen, key, entry, _size(key, entry))
+    memo.put(gen, key, entry)

@@ -117,15 +117,14 @@ def test_a_key_seen_once_is_forgotten_after_the_1024_newer_ones() -> None:
     # the keys seen once are a bounded queue: the oldest goes first, its next sighting counts as a first
     memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20)
     gen = (1,)
-    memo.lookup(gen, "start")  # a first lookup takes the generation
-    assert memo.admit(gen, "oldest") is False
-    assert memo.admit(gen, "kept") is False
+    assert memo.sighting(gen, "oldest") == (None, False)  # (the first look takes the generation)
+    assert memo.sighting(gen, "kept") == (None, False)
     for i in range(1023):
-        assert memo.admit(gen, f"newer {i}") is False
-    assert memo.admit(gen, "kept") is True  # among the 1,024 newest: its second sighting
-    assert memo.admit(gen, "kept") is False  # and it starts over
-    assert memo.admit(gen, "oldest") is False  # forgotten: a first sighting again
-    assert memo.admit(gen, "oldest") is True
+        assert memo.sighting(gen, f"newer {i}") == (None, False)
+    assert memo.sighting(gen, "kept") == (None, True)  # among the 1,024 newest: its second sighting
+    assert memo.sighting(gen, "kept") == (None, False)  # and it starts over
+    assert memo.sighting(gen, "oldest") == (None, False)  # forgotten: a first sighting again
+    assert memo.sighting(gen, "oldest") == (None, True)
 
 
 def test_a_sighting_looks_up_and_says_when_to_keep_in_one_step() -> None:

@@ -197,15 +197,16 @@ def test_byte_bound_keeps_the_newest_answers() -> None:
     gen = ("generation",)
     mock = MockGPT()
     record = mock.resolve({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}).record
-    assert memo.get(gen, ("/p", b"", (), b"0")) is None  # a miss under this generation, as the server does
+    assert memo.sighting(gen, ("/p", b"", (), b"-")) == (None, False)  # a miss under this generation
     for i in range(5):
         entry = MemoEntry(200, [], b"x" * 1000, mock.rules[record.rule], record)
-        memo.put(gen, ("/p", b"", (), str(i).encode()), entry)  # seen
-        memo.put(gen, ("/p", b"", (), str(i).encode()), entry)  # kept
+        assert memo.sighting(gen, ("/p", b"", (), str(i).encode())) == (None, False)  # seen
+        assert memo.sighting(gen, ("/p", b"", (), str(i).encode())) == (None, True)  # seen again: kept
+        memo.put(gen, ("/p", b"", (), str(i).encode()), entry)
     assert len(memo) == 2 and memo.nbytes <= 3100
-    assert memo.get(gen, ("/p", b"", (), b"4")) is not None
-    assert memo.get(gen, ("/p", b"", (), b"0")) is None
-    assert memo.get(("other",), ("/p", b"", (), b"4")) is None and len(memo) == 0
+    assert memo.sighting(gen, ("/p", b"", (), b"4"))[0] is not None
+    assert memo.sighting(gen, ("/p", b"", (), b"0"))[0] is None
+    assert memo.sighting(("other",), ("/p", b"", (), b"4"))[0] is None and len(memo) == 0
 
 
 async def test_older_journal_records_read_back_whole() -> None:
