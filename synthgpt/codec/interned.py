@@ -42,11 +42,23 @@ _V = TypeVar("_V")
 
 def json_key(value: Any) -> bytes | None:
     """`value`'s JSON text, the same for equal values with their keys in the same order; None for a value
-    orjson does not write (an integer past 64 bits): then it is decoded each time. Kept, so `fitted`."""
+    orjson does not write (an integer past 64 bits): then it is decoded each time. As orjson wrote it:
+    `Interned.put` sizes the keys it keeps (`fitted`), a look-up that finds one copies nothing."""
     try:
-        return fitted(orjson.dumps(value))
+        return orjson.dumps(value)
     except TypeError:
         return None
+
+
+def _fitted_key(key: Any) -> Any:
+    """`key` with each bytes object in it, in tuples too, `fitted`: orjson's bytes keep the buffer they
+    were written in (a 60-byte text held 4 KB)."""
+    kind = type(key)
+    if kind is bytes:
+        return fitted(key)
+    if kind is tuple:
+        return tuple(map(_fitted_key, key))
+    return key
 
 
 class Interned(Generic[_V]):
@@ -80,7 +92,7 @@ class Interned(Generic[_V]):
         if self._bytes + cost > self.max_bytes:
             self._items.clear()
             self._bytes = 0
-        self._items[key] = value
+        self._items[_fitted_key(key)] = value
         self._bytes += cost
 
     def clear(self) -> None:
