@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..frozen import field_setters
-from ..journal import Builder, CallRecord, Delivery
+from ..journal import Builder, CallRecord, Delivery, PackedRecord
 from ..model import ModelOutput, ModelRequest
 
 if TYPE_CHECKING:
@@ -31,32 +31,24 @@ def delivery(req: ModelRequest, out: ModelOutput) -> Delivery:
 
 class RecordBuilder(Builder):
     """What the journal calls with the call's index (it numbers and stores in one step): the record, kept
-    in the rule's history too. The duration is taken then, for the journal only. `nbytes` is the record's
-    size when already known (a replayed call holds the request and output of the one it repeats: the
-    same size). A journal that numbers a call as it stores it (SQLite) drafts the record first."""
+    in the rule's history too, in the form the journal keeps (`Builder.kept`). The duration is taken then,
+    for the journal only. `nbytes` is the record's size when already known, and `repeats` says the call
+    was answered again from a memo (a replayed call holds the request and output of the one it repeats: the
+    same size, packed once). A journal that numbers a call as it stores it (SQLite) drafts the record
+    first."""
 
-    __slots__ = ("at", "captures", "nbytes", "out", "req", "rule", "seed", "started")
+    __slots__ = ("at", "captures", "nbytes", "out", "repeats", "req", "rule", "seed", "started")
 
     def __init__(self, rule: Rule, req: ModelRequest, out: ModelOutput, seed: int, at: float,
-                 captures: dict[str, str], started: float, nbytes: int = -1) -> None:  # fmt: skip
+                 captures: dict[str, str], started: float, nbytes: int = -1,
+                 repeats: bool = False) -> None:  # fmt: skip
         self.rule, self.req, self.out, self.seed, self.at = rule, req, out, seed, at
-        self.captures, self.started, self.nbytes = captures, started, nbytes
+        self.captures, self.started, self.nbytes, self.repeats = captures, started, nbytes, repeats
 
-    def __call__(self, index: int) -> CallRecord:
-        record = self._make(index)
-        self.rule._record(record)
-        return record
+    def kept(self, record: CallRecord, form: CallRecord | PackedRecord, size: int) -> None:
+        self.rule._record(form, size)
 
-    def draft(self) -> CallRecord:
-        return self._make(-1)
-
-    def number(self, draft: CallRecord, index: int) -> CallRecord:
-        # frozen for its users; the draft has none yet (it reaches the rule's history just below)
-        object.__setattr__(draft, "index", index)
-        self.rule._record(draft)
-        return draft
-
-    def _make(self, index: int) -> CallRecord:
+    def make(self, index: int) -> CallRecord:
         """`CallRecord(index, …)`, built through its slots (`frozen.field_setters`): every field given."""
         req, out = self.req, self.out
         record: CallRecord = _new(CallRecord)

@@ -17,7 +17,7 @@ from ..clock import Clock
 from ..errors import SynthGPTError
 from ..frozen import field_setters
 from ..generation import Generation
-from ..journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Journal, PackedRecord
+from ..journal import DEFAULT_JOURNAL_BYTES, CallJournal, CallRecord, Journal
 from ..limits import DEFAULT_LIMITS, Limits, check_answer_size
 from ..model import ApiKind, ErrorSpec, Fault, ModelOutput, ModelRequest
 from ..rules.rule import Resolved, Rule, RuleSet
@@ -77,7 +77,6 @@ class MockGPT:
         self.rules = as_ruleset(rules)
         self.seed = check_engine_args(seed, context_window, journal_size)
         self.clock: Clock = as_clock(clock)
-        self._by_name: tuple[tuple[int, int], dict[str, Rule]] = ((0, -1), {})
         self.journal = Journal(journal_size, journal_bytes)
         self.context_window = context_window
         self.counter: CallCounter | None = None
@@ -102,18 +101,6 @@ class MockGPT:
     @journal.setter
     def journal(self, journal: CallJournal) -> None:
         self._journal = journal
-        if isinstance(journal, Journal):
-            # the rules' histories hold the same records: packed in both places, they are freed
-            journal.on_pack = self._packed
-
-    def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
-        rules = self.rules
-        key = (id(rules), len(rules._rules))  # the list itself: `len(rules)` is two calls more
-        if self._by_name[0] != key:  # the rules were replaced or added to since the index was made
-            self._by_name = (key, {r.name: r for r in rules})
-        rule = self._by_name[1].get(record.rule)
-        if rule is not None:
-            rule._packed(record, packed)
 
     # -- journal conveniences --
     @property
@@ -279,7 +266,7 @@ class MockGPT:
         started = time.perf_counter()
         rule._claim()
         build = RecordBuilder(rule, record.request, record.output, record.seed, record.at, record.captures,
-                              started, record.nbytes)  # fmt: skip
+                              started, record.nbytes, repeats=True)  # fmt: skip
         return self.journal.add(build)
 
     def _release(self, resolved: Resolved) -> None:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .memory import (
     DEFAULT_JOURNAL_BYTES,
-    KEEP_LIVE,
     Builder,
     CallRecord,
     Delivery,
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES",
-    "KEEP_LIVE",
     "Builder",
     "CallJournal",
     "CallRecord",

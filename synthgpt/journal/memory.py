@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..codec.envelope import Wire
 
 __all__ = [
-    "DEFAULT_JOURNAL_BYTES", "PACK_AT_ONCE_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome",
+    "DEFAULT_JOURNAL_BYTES", "Builder", "CallRecord", "Delivery", "Journal", "Outcome",
     "PackedRecord", "record_bytes", "unpack", "wire_of",
 ]  # fmt: skip
 
@@ -102,43 +102,53 @@ class CallRecord:
 
 
 class Builder:
-    """A record builder `add` may be given instead of a plain function of the index: called with the
-    index, it builds the record as one does; a journal that learns the index only as it stores the row
-    (SQLite, where the row's key is the index) makes the record first (`draft`, index -1, shared with
-    no one) and numbers it once stored (`number`)."""
+    """A record builder `add` may be given instead of a plain function of the index. Called with the index,
+    it builds the record as one does (`make`) and keeps it (`kept`: the engine's puts it in the rule's
+    history). A journal that keeps the record in another form (the in-memory one packs it) makes it, stores
+    that form and hands it to `kept`, so every holder keeps the same one. A journal that learns the index
+    only as it stores the row (SQLite, where the row's key is the index) makes the record first (`draft`,
+    index -1, shared with no one) and numbers it once stored (`number`)."""
 
     __slots__ = ()
 
+    repeats = False
+    """The record repeats an earlier call's request and output objects (a replay): a journal packing them
+    may pack them once and share the bytes."""
+
     def __call__(self, index: int) -> CallRecord:
-        return self.number(self.draft(), index)
+        record = self.make(index)
+        self.kept(record, record, -1)
+        return record
+
+    def make(self, index: int) -> CallRecord:
+        raise NotImplementedError
+
+    def kept(self, record: CallRecord, form: CallRecord | PackedRecord, size: int) -> None:
+        """`record` is stored as `form` (itself, or packed), whose `record_bytes` is `size` (-1: not worked
+        out)."""
 
     def draft(self) -> CallRecord:
-        raise NotImplementedError
+        return self.make(-1)
 
     def number(self, draft: CallRecord, index: int) -> CallRecord:
-        raise NotImplementedError
+        # frozen for its users; the draft has none yet
+        object.__setattr__(draft, "index", index)
+        self.kept(draft, draft, -1)
+        return draft
 
 
-PACK_AT_ONCE_BYTES = 1024 * 1024
-"""A record weighing more (`record_bytes`: a conversation of ~1,500 messages, an answer of a megabyte) is
-packed as soon as it is kept. Kept live it would hold its hundreds of thousands of objects for the next
-16 calls, and every full collection of the cyclic garbage collector walked them all: `/healthz` waited
-120-175 ms behind a few such calls (`tests/fuzz/test_hostile_battery.py`)."""
-
-KEEP_LIVE = 16
-"""The newest records are kept as they are; older ones packed (`PackedRecord`), rebuilt when read. A record's
-request and output are about ten pydantic objects, ~10 KB; packed, ~700 B. Reading the journal is rare;
-holding a thousand records is what every long run does."""
 _PAYLOADS = 16
-_PAYLOAD_MAX_BYTES = 256 * 1024
-"""The largest record (`record_bytes`) whose packed pair is kept for a replay of it to reuse."""
+_PAYLOAD_MAX_BYTES = 64 * 1024
+"""The largest packed pair (`record_bytes` of the packed record) kept for the replays of a call to share."""
 
 
 @dataclass(slots=True)
 class PackedRecord:
-    """An older `CallRecord` as the journal keeps it. Not a frozen dataclass: one is made per call, and a
-    frozen one sets each field through `object.__setattr__` (1.4 µs against 0.3); only the journal holds
-    them, and it never changes one."""
+    """A `CallRecord` as the journal keeps it, rebuilt when read. A record's request and output are about ten
+    pydantic objects, ~10 KB; packed, ~700 B, and a served request is only a reference to the bytes it came
+    in. Not a frozen dataclass: one is made per call, and a frozen one sets each field through
+    `object.__setattr__` (1.4 µs against 0.3); only the journal and the rule's history hold them, and
+    neither changes one."""
 
     index: int
     rule: str
@@ -165,7 +175,7 @@ class PackedRecord:
 def record_bytes(item: CallRecord | PackedRecord) -> int:
     """About how much memory a kept record holds: its packed bytes once packed; its texts while live (what
     grows with a request or an answer: messages, tool arguments, answer text, embeddings). A live record's
-    figure is worked out once and kept on it: the journal and the rule's history both ask."""
+    figure is worked out once and kept on it: a journal keeping it live and the rule's history both ask."""
     if isinstance(item, PackedRecord):
         return _packed_bytes(item.payload, item.wire)
     size = item.nbytes
@@ -216,29 +226,30 @@ def unpack(item: CallRecord | PackedRecord) -> CallRecord:
 
 
 class _Payloads:
-    """The last few packed (request, output) pairs, by identity: calls the server answered again from its
-    memo share one request and one output, and are packed once. Found by the output's id (the pair's
-    request compared too); emptied when full rather than kept in order: a miss costs only a packing."""
+    """The packed (request, output) pairs of the last few replayed calls, by identity: calls the server or
+    the engine answered again from a memo share one request and one output, packed once. Found by the
+    output's id (the pair's request compared too); emptied when full rather than kept in order: a miss costs
+    only a packing. A drawn call's pair is never kept here: held on, its objects would be freed later and
+    colder, ~5 µs a call in a busy server."""
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[ModelRequest, ModelOutput, bytes, Wire | None]] = {}
 
-    def of(self, record: CallRecord) -> tuple[bytes, Wire | None, bool]:
-        """The packed pair (the output alone, with the request's `Wire`, when it has one), and whether it was
-        packed before (the call was answered again, by replay)."""
+    def of(self, record: CallRecord, share: bool) -> tuple[bytes, Wire | None]:
+        """The packed pair (the output alone, with the request's `Wire`, when it has one); kept for the next
+        replays to share when `share` (this call is a replay) and it is small (`_PAYLOAD_MAX_BYTES`)."""
         req, out = record.request, record.output
         items = self._items
         hit = items.get(id(out))  # held objects keep their ids: a hit is the same pair
         if hit is not None and hit[0] is req:
-            return hit[2], hit[3], True
+            return hit[2], hit[3]
         wire = wire_of(req)
         blob = pack(req, out) if wire is None else pack_output(out)
-        if record_bytes(record) > _PAYLOAD_MAX_BYTES:
-            return blob, wire, False  # kept here, it would hold the live pair outside every byte bound
-        if len(items) >= _PAYLOADS:
-            items.clear()
-        items[id(out)] = (req, out, blob, wire)
-        return blob, wire, False
+        if share and _packed_bytes(blob, wire) <= _PAYLOAD_MAX_BYTES:
+            if len(items) >= _PAYLOADS:
+                items.clear()
+            items[id(out)] = (req, out, blob, wire)
+        return blob, wire
 
     def clear(self) -> None:
         self._items.clear()
@@ -246,7 +257,16 @@ class _Payloads:
 
 class Journal:
     """Keeps the newest `maxlen` records (0 keeps none) holding at most `max_bytes` (`record_bytes`; the
-    newest record is kept whatever its size); `total` counts every call ever recorded."""
+    newest record is kept whatever its size); `total` counts every call ever recorded.
+
+    Each record is packed as it is stored (`PackedRecord`), and the rule's history keeps the same packed
+    record (`Builder.kept`): once the call has ended, its request and output are freed, while they are still
+    in the processor's cache. A record that cannot be packed (a request built in code can hold anything: a
+    lambda in `extra`) is kept as it is. Reading the journal is rare; holding a thousand records is what
+    every long run does. Kept live instead, a record of a conversation of ~1,500 messages held its hundreds
+    of thousands of objects, and every full collection of the cyclic garbage collector walked them all
+    (`/healthz` waited 120-175 ms behind a few such calls, `tests/fuzz/test_hostile_battery.py`).
+    """
 
     def __init__(self, maxlen: int = 1000, max_bytes: int = DEFAULT_JOURNAL_BYTES) -> None:
         if maxlen < 0:
@@ -261,9 +281,6 @@ class Journal:
         self._lock = threading.Lock()
         self._total = 0
         self._payloads = _Payloads()
-        self.on_pack: Callable[[CallRecord, PackedRecord], None] | None = None
-        """Told of each drawn record packed, so other holders of it (the rules' histories) can keep the
-        packed form too: while any of them holds the live record, its request and output stay in memory."""
 
     def next_index(self) -> int:
         with self._lock:
@@ -273,52 +290,46 @@ class Journal:
 
     def append(self, record: CallRecord) -> None:
         with self._lock:
-            self._store(record)
+            self._store(record, False)
 
     def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
         """Number and store a record in one step: concurrent calls are kept in the order of their indices."""
         with self._lock:
-            record = build(self._total)
-            self._total += 1
-            self._store(record)
+            index = self._total
+            if isinstance(build, Builder):
+                record = build.make(index)
+                self._total = index + 1
+                form, size = self._store(record, build.repeats)
+                build.kept(record, form, size)
+            else:
+                record = build(index)
+                self._total = index + 1
+                self._store(record, False)
         return record
 
-    def _store(self, record: CallRecord) -> None:
+    def _store(self, record: CallRecord, share: bool) -> tuple[CallRecord | PackedRecord, int]:
+        """Keep `record`, packed if it can be: the form kept and its size (the record itself and -1 when
+        this journal keeps nothing)."""
         if self._limit == 0:
-            return
+            return record, -1
+        form = self._packed(record, share)
+        size = record_bytes(form)
         records, sizes = self._records, self._sizes
-        records.append(record)
-        size = record_bytes(record)
+        records.append(form)
         sizes.append(size)
         self._bytes += size
         while len(records) > self._limit or (self._bytes > self.max_bytes and len(records) > 1):
             records.popleft()
             self._bytes -= sizes.popleft()
-        if size > PACK_AT_ONCE_BYTES:
-            self._pack(-1)
-        if len(records) > KEEP_LIVE:
-            self._pack(-KEEP_LIVE - 1)
+        return form, size
 
-    def _pack(self, i: int) -> None:
-        """Keep `records[i]` packed, if it is not yet."""
-        records, sizes = self._records, self._sizes
-        r = records[i]
-        if not isinstance(r, CallRecord):
-            return
+    def _packed(self, r: CallRecord, share: bool) -> CallRecord | PackedRecord:
         try:
-            payload, wire, again = self._payloads.of(r)
+            payload, wire = self._payloads.of(r, share)
         except Exception:  # a request built in code can hold anything (a lambda in `extra`): keep it
-            return
-        packed = PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery,
-                              wire)  # fmt: skip
-        records[i] = packed
-        packed_size = _packed_bytes(payload, wire)  # record_bytes(packed)
-        self._bytes += packed_size - sizes[i]
-        sizes[i] = packed_size
-        # a replayed call's request and output live on in the answer kept for replays: packing its
-        # rule's copy frees nothing, and costs the replay path several µs in a live server
-        if self.on_pack is not None and not again:
-            self.on_pack(r, packed)
+            return r
+        return PackedRecord(r.index, r.rule, r.seed, r.at, r.duration_ms, r.captures, payload, r.delivery,
+                            wire)  # fmt: skip
 
     def finished(self, record: CallRecord) -> None:
         """`record`'s delivery has ended. Kept in memory, the record already shows it (its `Delivery` is
@@ -369,12 +380,18 @@ class Journal:
         limit: int | None = None,
     ) -> builtins.list[CallRecord]:  # `list` is the method here
         """Records in call order whose rule, API and model match the glob patterns given, paginated."""
-        matching = self.list(_globs(rule, api, model))
+        where = _globs(rule, api, model)
+        if where is None:  # a page of all records: only its own are rebuilt from their packed form
+            with self._lock:
+                kept = list(self._records)
+            return [unpack(r) for r in kept[offset : None if limit is None else offset + limit]]
+        matching = self.list(where)
         return matching[offset : None if limit is None else offset + limit]
 
     def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int:
         """How many records the same filters as `query` keep."""
-        return len(self.list(_globs(rule, api, model)))
+        where = _globs(rule, api, model)
+        return len(self._records) if where is None else len(self.list(where))
 
 
 def _globs(rule: str | None, api: str | None, model: str | None) -> Callable[[CallRecord], bool] | None:

@@ -13,7 +13,6 @@ from ..errors import NoRuleMatched, RuleError, StateUnavailable, UnknownRuleErro
 from ..frozen import field_setters
 from ..generators.core import Generator, Just, lift
 from ..generators.reply import Answer
-from ..journal import KEEP_LIVE as _PACKED_AFTER
 from ..journal import PackedRecord, record_bytes, unpack
 from ..model import Choice, ErrorSpec, ModelRequest, StreamPlan, coerce_spec
 from ..profiles import ModelProfile, as_profiles
@@ -148,8 +147,11 @@ class Rule:
         with self._lock:
             self._count = max(0, self._count - 1)
 
-    def _record(self, record: CallRecord) -> None:
-        size = record_bytes(record)
+    def _record(self, record: CallRecord | PackedRecord, size: int = -1) -> None:
+        """Keep `record` (live, or packed as the journal keeps it) in this rule's history; `size` is its
+        `record_bytes` when the journal worked it out."""
+        if size < 0:
+            size = record_bytes(record)
         with self._lock:
             calls, sizes = self._calls, self._sizes
             calls.append(record)
@@ -158,20 +160,6 @@ class Rule:
             while len(calls) > _KEEP_CALLS or (self._bytes > KEEP_CALLS_BYTES and len(calls) > 1):
                 calls.popleft()
                 self._bytes -= sizes.popleft()
-
-    def _packed(self, record: CallRecord, packed: PackedRecord) -> None:
-        """Keep `record` packed, as the journal now does: it is among this rule's newest calls (the
-        journal packs a record once 16 calls have come after it), so only those are looked through."""
-        with self._lock:
-            calls = self._calls
-            # oldest candidate first: when one rule answers every call, that is where the record is
-            for i in range(max(0, len(calls) - 1 - _PACKED_AFTER), len(calls)):
-                if calls[i] is record:
-                    calls[i] = packed
-                    size = record_bytes(packed)
-                    self._bytes += size - self._sizes[i]
-                    self._sizes[i] = size
-                    return
 
     def reset(self) -> None:
         with self._lock:

@@ -72,7 +72,7 @@ def test_outputs_and_records_cannot_be_mutated() -> None:
     mock = MockGPT([Rule("r", m.always(), g.reply(text="hi", tool_calls=[g.tool_call("t", {"a": 1})]))])
     out = mock.generate(ask("x"))
     record = mock.records[0]
-    assert record.output is out
+    assert record.output == out  # read back from the packed record: equal, a copy
     with pytest.raises(pydantic.ValidationError, match="frozen"):
         out.model = "changed"  # type: ignore[misc]
     with pytest.raises(pydantic.ValidationError, match="frozen"):
@@ -123,7 +123,7 @@ def test_records_hold_request_rule_seed_output_and_clock_time() -> None:
     assert first.duration_ms >= 0
     assert mock.journal.total == 2 and len(mock.journal) == 2
     assert mock.journal.list(lambda r: r.rule == "any") == [second]
-    assert mock.journal[-1] is second and list(mock.journal) == [first, second]
+    assert mock.journal[-1] == second and list(mock.journal) == [first, second]
 
 
 def test_the_journal_is_bounded() -> None:
@@ -176,7 +176,7 @@ def test_per_rule_calls_called_call_count_and_last() -> None:
     assert (hello.called, hello.call_count) == (True, 2)
     assert [c.request.last_user for c in hello.calls] == ["hello there", "HELLO again"]
     assert all(isinstance(c, CallRecord) for c in hello.calls)
-    assert hello.last is hello.calls[-1] is mock.records[-1]
+    assert hello.last == hello.calls[-1] == mock.records[-1]
     assert (other.call_count, never.call_count, never.called) == (1, 0, False)
     with pytest.raises(AssertionError) as info:
         mock.rules.assert_all_called()

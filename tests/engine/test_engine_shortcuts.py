@@ -261,7 +261,7 @@ def test_a_record_built_through_its_slots_is_the_one_init_builds(monkeypatch: py
     for stream, nbytes in ((False, -1), (True, 123)):
         r = req.model_copy(update={"stream": stream})
         caps = {"x": "y"}
-        fast = calls.RecordBuilder(rule, r, out, 42, 1.5, caps, 9.5, nbytes)._make(7)
+        fast = calls.RecordBuilder(rule, r, out, 42, 1.5, caps, 9.5, nbytes).make(7)
         slow = CallRecord(index=7, request=r, rule=rule.name, seed=42, output=out, at=1.5, duration_ms=500.0,
                           captures=dict(caps), delivery=calls.delivery(r, out), nbytes=nbytes)  # fmt: skip
         assert type(fast) is CallRecord

@@ -3,6 +3,7 @@ each object's field set, tuples as tuples; what JSON cannot hold exactly is pick
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
-from synthgpt.journal import KEEP_LIVE, CallRecord, Journal, PackedRecord
+from synthgpt.journal import CallRecord, Journal, PackedRecord
 from synthgpt.journal.packing import (
     pack,
     pack_messages,
@@ -208,7 +209,7 @@ def test_a_subclass_of_a_model_is_pickled() -> None:
 def test_a_record_that_cannot_be_packed_at_all_stays_live() -> None:
     journal = Journal(100)
     odd = ModelRequest.model_construct(**{**ModelRequest().__dict__, "extra": {"f": lambda: 1}})
-    for i in range(KEEP_LIVE + 3):
+    for i in range(3):
         request = odd if i == 0 else ModelRequest()
         journal.append(CallRecord(i, request, "r", 1, ModelOutput(), 0.0, 0.0))
     kept = list(journal._records)
@@ -220,7 +221,7 @@ def test_the_journal_reads_back_every_kind_of_call_equal() -> None:
     mock = _mock()
     records = [mock.resolve(ask).record for _ in range(4) for ask in ASKS]
     kept = mock.journal.list()
-    assert sum(isinstance(r, PackedRecord) for r in mock.journal._records) == len(records) - KEEP_LIVE
+    assert all(isinstance(r, PackedRecord) for r in mock.journal._records)
     assert kept == records
     for got, want in zip(kept, records, strict=True):
         _assert_same((got.request, got.output), want.request, want.output)
@@ -230,6 +231,49 @@ def test_the_journal_reads_back_every_kind_of_call_equal() -> None:
         assert got.delivery is want.delivery
     rule = mock.rules["tools"]
     assert rule.calls == [r for r in records if r.rule == "tools"]
+
+
+def test_a_drawn_calls_objects_are_freed_once_it_has_ended() -> None:
+    """The journal packs each record as it stores it, and the rule's history keeps that same packed
+    record: nothing holds the call's request and output once its caller lets go of them (they were kept
+    live for the next 16 calls, and freed later, colder)."""
+    mock = _mock()
+    drawn = mock.resolve(ASKS[0])
+    output, request = weakref.ref(drawn.output), weakref.ref(drawn.record.request)
+    record = drawn.record
+    kept = mock.journal._records[-1]
+    assert isinstance(kept, PackedRecord) and kept.delivery is record.delivery
+    assert mock.rules[record.rule]._calls[-1] is kept
+    del drawn
+    assert output() is not None  # the record still holds them
+    del record
+    assert output() is None and request() is None
+    assert mock.journal[-1].output.text  # read back from the packed form
+
+
+def test_a_journal_that_keeps_nothing_leaves_the_rule_its_live_record() -> None:
+    mock = MockGPT(journal_size=0)
+    record = mock.resolve(ASKS[0]).record
+    assert len(mock.journal) == 0 and mock.rules[record.rule]._calls[-1] is record
+
+
+def test_a_page_of_the_journal_rebuilds_only_its_own_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    mock = _mock()
+    for i in range(12):
+        mock.generate({"model": "gpt-4o", "messages": [{"role": "user", "content": f"page {i}"}]})
+    every = mock.journal.list()
+    rebuilt: list[int] = []
+    unpack = PackedRecord.unpack
+
+    def counted(self: PackedRecord) -> CallRecord:
+        rebuilt.append(self.index)
+        return unpack(self)
+
+    monkeypatch.setattr(PackedRecord, "unpack", counted)
+    assert mock.journal.query(offset=3, limit=2) == every[3:5] and rebuilt == [3, 4]
+    assert mock.journal.count() == 12 and rebuilt == [3, 4]
+    assert mock.journal[-1] == every[-1] and rebuilt == [3, 4, 11]
+    assert mock.journal.query(rule="default", offset=10) == every[10:] and len(rebuilt) == 3 + 12
 
 
 def test_a_value_read_back_before_is_still_compared() -> None:
@@ -287,16 +331,18 @@ def test_a_replayed_pair_is_packed_once_and_a_new_request_with_its_output_again(
     request, output = ModelRequest(model="a"), ModelOutput(id_seed=5)
     other = ModelRequest(model="b")
     payloads = _Payloads()
-    first, wire, again = payloads.of(CallRecord(0, request, "r", 1, output, 0.0, 0.0))
-    assert not again and wire is None
-    second, wire, again = payloads.of(CallRecord(1, request, "r", 1, output, 0.0, 0.0))
-    assert again and second is first and wire is None
-    third, wire, again = payloads.of(CallRecord(2, other, "r", 1, output, 0.0, 0.0))
-    assert not again and unpack_pair(third) == (other, output)
+    drawn, wire = payloads.of(CallRecord(0, request, "r", 1, output, 0.0, 0.0), False)
+    assert wire is None and payloads._items == {}  # a drawn call's pair is not held
+    first, wire = payloads.of(CallRecord(1, request, "r", 1, output, 0.0, 0.0), True)
+    assert first == drawn and first is not drawn and wire is None
+    second, wire = payloads.of(CallRecord(2, request, "r", 1, output, 0.0, 0.0), True)
+    assert second is first and wire is None
+    third, wire = payloads.of(CallRecord(3, other, "r", 1, output, 0.0, 0.0), True)
+    assert third is not first and unpack_pair(third) == (other, output)
     for i in range(40):  # many pairs: bounded, each packed right
         req = ModelRequest(model=f"x{i}")
-        blob, wire, again = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0))
-        assert not again and unpack_pair(blob) == (req, output)
+        blob, wire = payloads.of(CallRecord(i, req, "r", 1, output, 0.0, 0.0), True)
+        assert unpack_pair(blob) == (req, output)
     assert len(payloads._items) <= 16
 
 

@@ -13,7 +13,7 @@ from synthgpt import MockGPT, Rule
 from synthgpt import matchers as m
 from synthgpt.codec import interned
 from synthgpt.codec.openai_chat.encode import ChatCodec
-from synthgpt.journal import DEFAULT_JOURNAL_BYTES, CallRecord, Journal, record_bytes
+from synthgpt.journal import DEFAULT_JOURNAL_BYTES, Journal, record_bytes
 from synthgpt.pipeline import answer, finish_answered
 from synthgpt.rules.rule import KEEP_CALLS_BYTES
 from synthgpt.server.run import ServeConfig, build_mock
@@ -77,37 +77,42 @@ def test_defaults_and_flags() -> None:
         Journal(10, 0)
 
 
-def test_a_live_record_is_sized_once_and_packing_reuses_one_pickler_faithfully() -> None:
-    from synthgpt.journal.memory import KEEP_LIVE, PackedRecord, _live_bytes
+def test_every_record_is_packed_as_it_is_kept_and_reuses_one_pickler_faithfully() -> None:
+    from synthgpt.journal.memory import PackedRecord
 
     mock = MockGPT(seed=1)
-    live = [mock.generate(_ask(f"call {i} " + "x" * i)) for i in range(KEEP_LIVE + 20)]
+    live = [mock.generate(_ask(f"call {i} " + "x" * i)) for i in range(36)]
     records = mock.journal.list()
     kept = list(mock.journal._records)
-    packed = [r for r in kept if isinstance(r, PackedRecord)]
-    assert len(packed) == 20 and len({r.payload for r in packed}) == 20
-    for item in kept:
-        if not isinstance(item, PackedRecord):
-            assert item.nbytes == _live_bytes(item) == record_bytes(item)  # worked out once, kept
+    assert all(isinstance(r, PackedRecord) for r in kept) and len({r.payload for r in kept}) == 36
     # each packed record rebuilt as its own
-    assert [r.request.last_user for r in records] == [f"call {i} " + "x" * i for i in range(KEEP_LIVE + 20)]
+    assert [r.request.last_user for r in records] == [f"call {i} " + "x" * i for i in range(36)]
     assert [r.output.text for r in records] == [a.text for a in live]
 
 
-def test_a_replayed_call_is_sized_as_the_call_it_repeats() -> None:
-    """A replay (the server's memo) journals the same request and output again: it takes the original
-    record's size instead of walking them once more, and that size is what a walk would give."""
-    from synthgpt.journal.memory import _live_bytes
+def test_a_replayed_call_is_packed_once_and_sized_as_the_call_it_repeats() -> None:
+    """A replay (the server's memo) journals the same request and output again: packed once for all its
+    replays, and, kept live (no journal), it takes the original record's size instead of walking them once
+    more; that size is what a walk would give."""
+    from synthgpt.journal.memory import PackedRecord, _live_bytes
 
     mock = MockGPT([Rule("text", m.always(), "Looking it up." + "x" * 50)], seed=1)
-    mock.generate(_ask("find the order"))
-    first = mock.journal.list()[-1]
+    first = mock.resolve(_ask("find the order")).record
     rule = next(r for r in mock.rules if r.name == first.rule)
-    again = mock.replay(rule, first)
-    assert first.nbytes == _live_bytes(first) > 0
-    assert again.nbytes == first.nbytes == _live_bytes(again)
-    assert (again.index, mock.journal.total, mock.journal.bytes) == (1, 2, 2 * first.nbytes)
+    again, third = mock.replay(rule, first), mock.replay(rule, first)
+    kept = list(mock.journal._records)
+    assert all(isinstance(r, PackedRecord) for r in kept)
+    assert kept[0].payload == kept[1].payload and kept[2].payload is kept[1].payload  # the replays share one
+    assert (third.index, mock.journal.total, mock.journal.bytes) == (2, 3, 3 * record_bytes(kept[0]))
+    assert mock.journal.list()[1:] == [again, third] and again.output is first.output
 
+    unkept = MockGPT([Rule("text", m.always(), "Looking it up." + "x" * 50)], seed=1, journal_size=0)
+    first = unkept.resolve(_ask("find the order")).record
+    rule = next(r for r in unkept.rules if r.name == first.rule)
+    again = unkept.replay(rule, first)
+    assert first.nbytes == _live_bytes(first) > 0  # the rule's history sized the live record once
+    assert again.nbytes == first.nbytes == _live_bytes(again)
+    assert rule._calls[-1] is again and rule._bytes == 2 * first.nbytes
 
 def _conversation(messages: int, text: str = "hi") -> dict[str, object]:
     """Each message its own text: the decoder keeps a conversation's messages, and one text sent 20,000
@@ -212,15 +217,15 @@ def test_calls_with_many_messages_are_held_within_the_byte_bounds(monkeypatch: p
 
 def test_a_record_over_a_megabyte_is_packed_as_soon_as_it_is_kept() -> None:
     """Kept live for 16 calls, a large record's objects were walked by every full collection of the cyclic
-    collector (`/healthz` waited 120-175 ms behind a few such calls); packed at once, it holds none."""
-    from synthgpt.journal.memory import KEEP_LIVE, PACK_AT_ONCE_BYTES, PackedRecord
+    collector (`/healthz` waited 120-175 ms behind a few such calls); packed at once, it holds none. Every
+    record is packed at once now, the small ones too."""
+    from synthgpt.journal.memory import PackedRecord
 
     mock = MockGPT(seed=1)
     _answer(mock, _ask("a small call"))
     _answer(mock, _conversation(2_000))  # ~1.4 MB live
     small, large = mock.journal._records
-    assert isinstance(small, CallRecord) and isinstance(large, PackedRecord) and KEEP_LIVE > 2
-    assert record_bytes(small) < PACK_AT_ONCE_BYTES < 2_000 * 680
+    assert isinstance(small, PackedRecord) and isinstance(large, PackedRecord)
     rule = next(r for r in mock.rules if r.last is not None and r.last.index == 1)
     assert isinstance(rule._calls[-1], PackedRecord)  # the rule's history keeps it packed too
     kept = mock.journal.list()[-1]

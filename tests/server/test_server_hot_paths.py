@@ -191,10 +191,11 @@ def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
         for i in range(20)
     ]
     outputs = [mock.generate(a) for a in asks]
-    assert type(mock.journal._records[0]).__name__ == "PackedRecord"  # the oldest are kept packed
-    # the rule's own history holds the same records, packed alike: nothing keeps the live objects
+    # every record is kept packed, and the rule's own history holds the same ones: nothing keeps the live
+    # objects
     rule = mock.rules["default"]
-    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 4 + ["CallRecord"] * 16
+    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 20
+    assert all(c is k for c, k in zip(rule._calls, mock.journal._records, strict=True))
     assert rule.calls == mock.journal.list() and rule.last == mock.journal.list()[-1]
     for record, ask, out in zip(mock.journal.list(), asks, outputs, strict=True):
         asked = ModelRequest.from_dict(ask)
@@ -207,40 +208,42 @@ def test_packed_journal_records_come_back_equal_with_their_field_sets() -> None:
         assert record.output.model_dump(exclude_unset=True) == out.model_dump(exclude_unset=True)
 
 
-def test_a_rule_history_is_packed_only_for_its_own_records() -> None:
+def test_a_rule_history_holds_the_journals_records_of_its_own_calls() -> None:
     from synthgpt import Rule, RuleSet
     from synthgpt import matchers as m
 
-    # two rules taking turns: each record is packed in the history of the rule that answered it
+    # two rules taking turns: each rule's history holds the journal's packed records of its own calls
     mock = MockGPT(RuleSet([Rule("even", m.last_user(contains="even"), "E"), Rule("odd", m.always(), "O")]))
     for i in range(40):
         # distinct texts: a request repeated verbatim is replayed from the engine's memo (`engine.memo`)
         text = f"{'even' if i % 2 == 0 else 'odd'} {i}"
         mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": text}]})
     journal = mock.journal.list()
+    kept = list(mock.journal._records)
     for name in ("even", "odd"):
         rule = mock.rules[name]
-        assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 12 + ["CallRecord"] * 8
+        own = [k for k in kept if k.rule == name]
+        assert len(rule._calls) == 20 and all(c is k for c, k in zip(rule._calls, own, strict=True))
         assert rule.calls == [r for r in journal if r.rule == name]
-    mock.journal = type(mock.journal)(100)  # a new journal is wired up as well
+    mock.journal = type(mock.journal)(100)  # a new journal packs for the rules as well
     for i in range(20):
         mock.generate({"model": "synth-1", "messages": [{"role": "user", "content": f"odd again {i}"}]})
-    # the old journal's 8 live records stay as they were; the new journal's oldest 4 are packed
-    kinds = [type(c).__name__ for c in mock.rules["odd"]._calls]
-    assert kinds == ["PackedRecord"] * 12 + ["CallRecord"] * 8 + ["PackedRecord"] * 4 + ["CallRecord"] * 16
+    calls = mock.rules["odd"]._calls
+    assert len(calls) == 40 and all(type(c).__name__ == "PackedRecord" for c in calls)
+    assert all(c is k for c, k in zip(list(calls)[20:], mock.journal._records, strict=True))
 
 
-def test_replayed_calls_stay_live_in_their_rule_history() -> None:
-    # a replay shares its request and output with the answer kept for replays: packing the rule's copy
-    # would free nothing, so only the drawn call is packed there (the journal packs all of them)
+def test_replayed_calls_share_one_packed_answer() -> None:
+    # a replay shares its request and output with the answer kept for replays: packed once for all of them
     mock = MockGPT(seed=2)
     ask = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
     drawn = mock.resolve(ask).record
     rule = mock.rules[drawn.rule]
     for _ in range(30):
         mock.replay(rule, drawn)
-    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] + ["CallRecord"] * 30
-    assert [type(r).__name__ for r in mock.journal._records] == ["PackedRecord"] * 15 + ["CallRecord"] * 16
+    assert [type(c).__name__ for c in rule._calls] == ["PackedRecord"] * 31
+    payloads = [r.payload for r in mock.journal._records]  # type: ignore[union-attr]
+    assert len({id(p) for p in payloads[1:]}) == 1 and payloads[0] == payloads[1]
     assert rule.calls == mock.journal.list()
 
 

@@ -35,7 +35,7 @@ def test_counts_and_last() -> None:
     assert mock.called and mock.call_count == 2
     assert mock.last.rule == "greeting" and mock.last.model == "gpt-4o-mini"
     assert [c.rule for c in mock.calls] == ["weather", "greeting"]
-    assert mock.calls.call_count == 2 and mock.calls.last is mock.calls[-1]
+    assert mock.calls.call_count == 2 and mock.calls.last == mock.calls[-1] == mock.last
     assert mock.rules["weather"].call_count == 1
 
 
