@@ -229,8 +229,8 @@ class _Payloads:
     """The packed (request, output) pairs of the last few replayed calls, by identity: calls the server or
     the engine answered again from a memo share one request and one output, packed once. Found by the
     output's id (the pair's request compared too); emptied when full rather than kept in order: a miss costs
-    only a packing. A drawn call's pair is never kept here: held on, its objects would be freed later and
-    colder, ~5 µs a call in a busy server."""
+    only a packing. A drawn call's pair is never kept here: held on, its objects would be freed later, from
+    memory long out of cache (bench/PROFILE.md, round 16)."""
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[ModelRequest, ModelOutput, bytes, Wire | None]] = {}
