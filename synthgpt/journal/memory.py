@@ -349,9 +349,14 @@ class Journal:
         return self._bytes
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> list[CallRecord]:
-        with self._lock:
-            items = [unpack(r) for r in self._records]
+        items = [unpack(r) for r in self._kept()]
         return items if where is None else [r for r in items if where(r)]
+
+    def _kept(self) -> builtins.list[CallRecord | PackedRecord]:
+        """The records as kept, copied under the lock: they are rebuilt after it (a thousand take ~30 ms,
+        which a call drawn meanwhile in the server's worker thread must not wait for)."""
+        with self._lock:
+            return list(self._records)
 
     def clear(self) -> None:
         with self._lock:
@@ -368,7 +373,8 @@ class Journal:
 
     def __getitem__(self, i: int) -> CallRecord:
         with self._lock:
-            return unpack(self._records[i])
+            kept = self._records[i]
+        return unpack(kept)
 
     def query(
         self,
@@ -381,12 +387,10 @@ class Journal:
     ) -> builtins.list[CallRecord]:  # `list` is the method here
         """Records in call order whose rule, API and model match the glob patterns given, paginated."""
         where = _globs(rule, api, model)
+        stop = None if limit is None else offset + limit
         if where is None:  # a page of all records: only its own are rebuilt from their packed form
-            with self._lock:
-                kept = list(self._records)
-            return [unpack(r) for r in kept[offset : None if limit is None else offset + limit]]
-        matching = self.list(where)
-        return matching[offset : None if limit is None else offset + limit]
+            return [unpack(r) for r in self._kept()[offset:stop]]
+        return self.list(where)[offset:stop]
 
     def count(self, *, rule: str | None = None, api: str | None = None, model: str | None = None) -> int:
         """How many records the same filters as `query` keep."""

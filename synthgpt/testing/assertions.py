@@ -103,8 +103,7 @@ class CallAssertions:
     @property
     def last(self) -> CallRecord:
         # the newest record alone: the journal keeps its records packed, and each read rebuilds one
-        newest = self.journal.query(offset=max(len(self.journal) - 1, 0))
-        return CallList(newest[-1:]).last
+        return CallList(self.journal.query(offset=max(len(self.journal) - 1, 0))).last
 
     def assert_called(self) -> None:
         if not self.journal.list():

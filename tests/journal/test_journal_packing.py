@@ -276,6 +276,25 @@ def test_a_page_of_the_journal_rebuilds_only_its_own_records(monkeypatch: pytest
     assert mock.journal.query(rule="default", offset=10) == every[10:] and len(rebuilt) == 3 + 12
 
 
+def test_records_are_rebuilt_outside_the_journals_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kept record is packed: reading a thousand rebuilds a thousand, and a call drawn meanwhile (in
+    the server's worker thread) must not wait for that behind the journal's lock."""
+    mock = _mock()
+    for i in range(3):
+        mock.generate({"model": "gpt-4o", "messages": [{"role": "user", "content": f"lock {i}"}]})
+    held: list[bool] = []
+    unpack = PackedRecord.unpack
+
+    def watched(self: PackedRecord) -> CallRecord:
+        held.append(mock.journal._lock.locked())
+        return unpack(self)
+
+    monkeypatch.setattr(PackedRecord, "unpack", watched)
+    assert len(mock.journal.list()) == 3 and mock.journal[-1].index == 2
+    assert len(mock.journal.query(offset=1)) == 2 and len(mock.journal.query(rule="default")) == 3
+    assert held == [False] * 9
+
+
 def test_a_value_read_back_before_is_still_compared() -> None:
     # the same JSON text from a list, then from a tuple: the tuple must not ride on the list's reading
     listed = ModelRequest(extra={"stop": ["a", "b"]})
