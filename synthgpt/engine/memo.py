@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import orjson
 
@@ -39,7 +39,14 @@ _BYTES = 4 * 1024 * 1024  # what the kept answers may hold (`record_bytes`): an 
 _SEEN = 1024
 _KEY_OPTIONS = orjson.OPT_SORT_KEYS  # key order in a mapping changes nothing in the answer
 K = TypeVar("K", bound=Hashable)
+Stamp = tuple[Any, ...] | None
+"""What an answer depends on besides its request (`generation`); None: answers may change between calls."""
 V = TypeVar("V")
+
+
+def _itself(source: Any) -> tuple[Any, ...] | None:
+    """A source that is its own generation (a memo used without an engine, as in tests)."""
+    return cast("tuple[Any, ...] | None", source)
 
 
 def generation(mock: MockGPT) -> tuple[Any, ...] | None:
@@ -53,15 +60,28 @@ def generation(mock: MockGPT) -> tuple[Any, ...] | None:
 
 class KeptAnswers(Generic[K, V]):
     """At most `max_entries` values holding about `max_bytes`, by key, least recent out, each kept from its
-    key's second sighting and only under one generation (`generation`): the bookkeeping of the engine's
-    memo and the server's (`server.memo.ResponseMemo`)."""
+    key's second sighting and only under one generation: the bookkeeping of the engine's memo and the
+    server's (`server.memo.ResponseMemo`).
 
-    def __init__(self, max_entries: int, max_bytes: int) -> None:
+    A sighting is given the key and a source of the generation (`generation_of(source)`, the module's
+    `generation` for both memos: the engine). The generation is worked out only when a value is found or
+    a key comes a second time, and checked there: a load of distinct requests (every sighting a first)
+    costs one hash of its key and a look in two tables, where working out the generation and comparing
+    it was about a third of that. So the memo learns that the rules, seed or clock changed at its next
+    hit or second sighting, and empties itself then: a value is never answered under another generation
+    than the one it was kept under, and the bounds hold meanwhile."""
+
+    def __init__(
+        self, max_entries: int, max_bytes: int, generation_of: Callable[[Any], Stamp] = _itself
+    ) -> None:
         if max_entries < 0 or max_bytes < 0:
             raise ValueError("memo bounds must be >= 0")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._generation_of = generation_of
+        # by the key's hash, (key, value, size): the one hash a sighting takes serves both tables (a
+        # key whose hash another kept key has replaces it when kept, and is not found for it)
+        self._entries: OrderedDict[int, tuple[K, V, int]] = OrderedDict()
         # keys seen once, as hashes: an answer is kept only when its request comes a second time, so a load
         # of all-different requests (the common long run) fills nothing but this small set
         # (an OrderedDict: a plain dict's first key, found by `next(iter(...))`, lies past every slot deleted
@@ -77,59 +97,62 @@ class KeptAnswers(Generic[K, V]):
     def enabled(self) -> bool:
         return self.max_entries > 0 and self.max_bytes > 0
 
-    def sighting(self, gen: tuple[Any, ...] | None, key: K) -> tuple[V | None, bool]:
-        """The value kept for `key` under `gen` (a new generation empties the memo first); when there is none,
-        whether this is the key's second sighting, so that its answer, if replayable, is to be kept
-        (`store`). One look under the lock: a load of distinct requests builds nothing to keep."""
-        with self._lock:
-            if gen is None or gen != self._generation:
-                self._reset(gen)
-            else:
-                kept = self._entries.get(key)
-                if kept is not None:
-                    self._entries.move_to_end(key)
-                    self.hits += 1
-                    return kept[0], False
-            self.misses += 1
-            return None, gen is not None and self._seen_again(key)
-
-    def _seen_again(self, key: K) -> bool:
-        """Whether `key` was seen once before (forgotten now: a third sighting counts as a first); else note
-        it. The caller holds the lock."""
+    def sighting(self, source: Any, key: K) -> tuple[V | None, tuple[Any, ...] | None]:
+        """(the value kept for `key`, None) when there is one under the current generation; else (None,
+        the generation to keep this answer under) when this is the key's second sighting (`store` it,
+        if replayable), or (None, None). One look under the lock (see the class's notes)."""
         h = hash(key)
-        seen = self._seen
-        if h in seen:
-            del seen[h]
-            return True
-        seen[h] = None
-        if len(seen) > _SEEN:
-            seen.popitem(last=False)
-        return False
+        with self._lock:
+            entries = self._entries
+            kept = entries.get(h)
+            if kept is not None and kept[0] == key:
+                gen = self._generation_of(source)
+                if gen is not None and gen == self._generation:
+                    entries.move_to_end(h)
+                    self.hits += 1
+                    return kept[1], None
+                self._reset(gen)  # kept under another generation: none of the values holds now
+            self.misses += 1
+            seen = self._seen
+            if h not in seen:
+                seen[h] = None
+                if len(seen) > _SEEN:
+                    seen.popitem(last=False)
+                return None, None
+            del seen[h]  # a third sighting counts as a first
+            gen = self._generation_of(source)
+            if gen is not None and gen != self._generation:
+                self._reset(gen)
+            return None, gen
 
     def store(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
-        """Keep `value` for `key` (`sighting` said so) if it fits and `gen` is still the memo's (the rules or
-        the clock may have changed during the draw), the least recent values going first."""
+        """Keep `value` for `key` (`sighting` said so, with `gen`) if it fits and `gen` is still the
+        memo's (a hit or a second sighting during the draw may have found another), the least recent
+        values going first."""
         if size > self.max_bytes:
             return
+        h = hash(key)
         with self._lock:
             if gen is None or gen != self._generation:
                 return
             entries = self._entries
-            old = entries.pop(key, None)
+            old = entries.pop(h, None)
             if old is not None:
-                self._bytes -= old[1]
-            entries[key] = (value, size)
+                self._bytes -= old[2]
+            entries[h] = (key, value, size)
             self._bytes += size
             while entries and (len(entries) > self.max_entries or self._bytes > self.max_bytes):
-                self._bytes -= entries.popitem(last=False)[1][1]
+                self._bytes -= entries.popitem(last=False)[1][2]
 
     def clear(self) -> None:
         with self._lock:
             self._reset(None)
+            self._seen.clear()
 
     def _reset(self, gen: tuple[Any, ...] | None) -> None:
+        """Forget the values kept under another generation than `gen`. The keys seen once stay: they may
+        have been seen under `gen` already (it is found only at a hit or a second sighting)."""
         self._entries.clear()
-        self._seen.clear()
         self._bytes = 0
         self._generation = gen
 
@@ -142,20 +165,17 @@ class KeptAnswers(Generic[K, V]):
 
 
 class DrawMemo(KeptAnswers[bytes, Generation]):
-    """The engine's memo: generations by request key (`slot`)."""
+    """The engine's memo: generations by request key (`key`), under the engine's generation."""
 
     def __init__(self, max_entries: int = _ENTRIES, max_bytes: int = _BYTES) -> None:
-        super().__init__(max_entries, max_bytes)
+        super().__init__(max_entries, max_bytes, generation)
 
-    def slot(
-        self, mock: MockGPT, request: Mapping[str, Any], api: str | None
-    ) -> tuple[tuple[Any, ...], bytes] | None:
-        """(generation, key) under which the answer to `request` is looked up and kept, taken once per
-        call; None when it is not to be kept (see the module's notes)."""
+    def key(self, mock: MockGPT, request: Mapping[str, Any], api: str | None) -> bytes | None:
+        """The key under which the answer to `request` is looked up and kept, taken once per call; None
+        when it is not to be kept (see the module's notes)."""
         if not self.enabled or mock.counter is not None or type(request) is not dict:
             return None
-        gen = generation(mock)
-        if gen is None:
+        if type(mock.clock) is not FixedClock:  # `generation` would say None: nothing is kept
             return None
         try:
             text = orjson.dumps(request, option=_KEY_OPTIONS)
@@ -163,9 +183,8 @@ class DrawMemo(KeptAnswers[bytes, Generation]):
             return None
         if len(text) > MAX_KEY_BYTES:
             return None
-        return gen, (api or "").encode() + b"\n" + text
+        return (api or "").encode() + b"\n" + text
 
-    def put(self, slot: tuple[tuple[Any, ...], bytes], drawn: Generation) -> None:
-        """Keep `drawn`, a replayable answer to its key's second sighting (`sighting` said so)."""
-        gen, key = slot
+    def put(self, gen: tuple[Any, ...], key: bytes, drawn: Generation) -> None:
+        """Keep `drawn`, a replayable answer to its key's second sighting (`sighting` gave `gen`)."""
         self.store(gen, key, drawn, len(key) + record_bytes(drawn.record))

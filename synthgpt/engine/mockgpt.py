@@ -179,15 +179,16 @@ class MockGPT:
         those fixed may answer the same request again with `replay(record)` instead of drawing it. The
         engine does so itself for a request given as a dict that comes a third time (`engine.memo`).
         """
-        slot = None if isinstance(request, ModelRequest) else self._memo.slot(self, request, api)
-        keep = False  # the request's second sighting: its answer, if replayable, is kept
-        if slot is not None:
-            kept, keep = self._memo.sighting(*slot)
+        memo = self._memo
+        key = None if isinstance(request, ModelRequest) else memo.key(self, request, api)
+        keep = None  # on the request's second sighting: the generation to keep its answer under
+        if key is not None:
+            kept, keep = memo.sighting(self, key)
             if kept is not None:
                 return _generation(kept.output, kept.rule, self.replay(kept.rule, kept.record), True)
         drawn = self._draw(request, api)
-        if keep and slot is not None and drawn.replayable:
-            self._memo.put(slot, drawn)
+        if keep is not None and key is not None and drawn.replayable:
+            memo.put(keep, key, drawn)
         return drawn
 
     def _draw(self, request: ModelRequest | Mapping[str, Any], api: ApiKind | None) -> Generation:

@@ -23,6 +23,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from ..clock import FixedClock
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..engine import MockGPT
@@ -73,10 +74,11 @@ class ResponseMemo(KeptAnswers[Key, MemoEntry]):
     """At most `max_entries` answers and about `max_bytes` bytes of keys and answers, least recent out."""
 
     def __init__(self, max_entries: int = DEFAULT_MEMO_ENTRIES, max_bytes: int = DEFAULT_MEMO_BYTES) -> None:
-        super().__init__(max_entries, max_bytes)
+        super().__init__(max_entries, max_bytes, generation)
 
     def put(self, gen: tuple[Any, ...], key: Key, entry: MemoEntry) -> None:
-        """Keep `entry`, the answer to its key's second sighting (`sighting`), if it fits the bounds."""
+        """Keep `entry`, the answer to its key's second sighting (`sighting` gave `gen`), if it fits the
+        bounds."""
         self.store(gen, key, entry, _size(key, entry))
 
 
@@ -84,20 +86,20 @@ def _size(key: Key, entry: MemoEntry) -> int:
     return entry.size + len(key[3]) + sum(len(k) + len(v) for k, v in key[2])
 
 
-Slot = tuple[ResponseMemo, tuple[Any, ...], Key]
+Slot = tuple[ResponseMemo, Key]
 
 
 def memo_slot(
     memo: ResponseMemo | None, mock: MockGPT, scope: Scope, declared: int | None, body: bytes
 ) -> Slot | None:
-    """Where the answer to this request is looked up and kept: (memo, generation, key); None when it may
-    not be (no memo, a clock that moves, a body larger than keys are kept for or of no declared length)."""
+    """Where the answer to this request is looked up and kept: (memo, key), under `mock`'s generation;
+    None when it may not be (no memo, a clock that moves, a body larger than keys are kept for or of no
+    declared length)."""
     if memo is None or declared is None or declared > _MAX_REQUEST_BYTES or not memo.enabled:
         return None
-    gen = generation(mock)
-    if gen is None:
+    if type(mock.clock) is not FixedClock:  # `generation` would say None: nothing is kept
         return None
-    return memo, gen, (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
+    return memo, (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
 
 
 async def replay(scope: Scope, receive: Receive, send: Send, mock: MockGPT, entry: MemoEntry) -> bool:
@@ -139,16 +141,18 @@ async def replay(scope: Scope, receive: Receive, send: Send, mock: MockGPT, entr
     return True
 
 
-def remember(slot: Slot, codec: WireCodec, answered: Answered, response: Response) -> None:
-    """Keep a replayable answer under its request's key (`memo_slot`), on the second sighting of that key
-    (`ResponseMemo.sighting` said so: the caller asks only then, so a load of distinct requests builds
-    nothing here)."""
+def remember(
+    slot: Slot, gen: tuple[Any, ...], codec: WireCodec, answered: Answered, response: Response
+) -> None:
+    """Keep a replayable answer under its request's key (`memo_slot`) and `gen`, on the second sighting
+    of that key (`ResponseMemo.sighting` said so and gave `gen`: the caller asks only then, so a load of
+    distinct requests builds nothing here)."""
     drawn = answered.generation
     if drawn is None or not answered.replayable:
         return
     if type(response) not in (Response, JsonBody, EventStreamBody, PacedStream):  # a cut body (`CutJsonBody`)
         return
-    memo, gen, key = slot
+    memo, key = slot
     wire = response.wire if isinstance(response, PacedStream) else None
     data = b"" if wire else response.data if isinstance(response, EventStreamBody) else response.body
     entry = MemoEntry(

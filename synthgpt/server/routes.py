@@ -205,9 +205,9 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
         await to_response(refuse(mock, codec, exc, path, "", exc.size))(scope, receive, send)
         return
     slot = memo_slot(state.memo, mock, scope, declared, raw)
-    keep = False  # whether this answer, if replayable, is kept: its request's second sighting
+    keep = None  # on the request's second sighting: the generation to keep its answer under
     if slot is not None:
-        entry, keep = slot[0].sighting(slot[1], slot[2])
+        entry, keep = slot[0].sighting(mock, slot[1])
         if entry is not None and await replay(scope, receive, send, mock, entry):
             return
     pace = pacer()
@@ -251,8 +251,8 @@ async def handle(scope: Scope, receive: Receive, send: Send, codec: WireCodec) -
             raise
     response = to_response(answered)
     _finish_when_sent(scope, mock, answered, response)
-    if keep and answered.replayable and slot is not None:
-        remember(slot, codec, answered, response)
+    if keep is not None and answered.replayable and slot is not None:
+        remember(slot, keep, codec, answered, response)
     await response(scope, receive, send)
 
 

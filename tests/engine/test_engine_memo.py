@@ -117,24 +117,62 @@ def test_a_key_seen_once_is_forgotten_after_the_1024_newer_ones() -> None:
     # the keys seen once are a bounded queue: the oldest goes first, its next sighting counts as a first
     memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20)
     gen = (1,)
-    assert memo.sighting(gen, "oldest") == (None, False)  # (the first look takes the generation)
-    assert memo.sighting(gen, "kept") == (None, False)
+    assert memo.sighting(gen, "oldest") == (None, None)
+    assert memo.sighting(gen, "kept") == (None, None)
     for i in range(1023):
-        assert memo.sighting(gen, f"newer {i}") == (None, False)
-    assert memo.sighting(gen, "kept") == (None, True)  # among the 1,024 newest: its second sighting
-    assert memo.sighting(gen, "kept") == (None, False)  # and it starts over
-    assert memo.sighting(gen, "oldest") == (None, False)  # forgotten: a first sighting again
-    assert memo.sighting(gen, "oldest") == (None, True)
+        assert memo.sighting(gen, f"newer {i}") == (None, None)
+    assert memo.sighting(gen, "kept") == (None, gen)  # among the 1,024 newest: its second sighting
+    assert memo.sighting(gen, "kept") == (None, None)  # and it starts over
+    assert memo.sighting(gen, "oldest") == (None, None)  # forgotten: a first sighting again
+    assert memo.sighting(gen, "oldest") == (None, gen)
 
 
 def test_a_sighting_looks_up_and_says_when_to_keep_in_one_step() -> None:
     memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20)
     gen = (1,)
-    assert memo.sighting(gen, "k") == (None, False)  # a first sighting: nothing to keep yet
-    assert memo.sighting(gen, "k") == (None, True)  # the second: keep its answer
+    assert memo.sighting(gen, "k") == (None, None)  # a first sighting: nothing to keep yet
+    assert memo.sighting(gen, "k") == (None, gen)  # the second: keep its answer, under this generation
     memo.store(gen, "k", 7, 10)
-    assert memo.sighting(gen, "k") == (7, False)  # the third: answered from the memo
+    assert memo.sighting(gen, "k") == (7, None)  # the third: answered from the memo
     assert (memo.hits, memo.misses) == (1, 2)
-    assert memo.sighting((2,), "k") == (None, False) and len(memo) == 0  # a new generation empties it
-    assert memo.sighting((2,), "k") == (None, True)
-    assert memo.sighting(None, "k") == (None, False) and len(memo) == 0  # no generation: nothing kept
+    assert memo.sighting((2,), "k") == (None, None) and len(memo) == 0  # a new generation empties it
+    assert memo.sighting((2,), "k") == (None, (2,))
+    memo.store((2,), "k", 8, 10)
+    assert memo.sighting(None, "k") == (None, None) and len(memo) == 0  # no generation: nothing kept
+    assert memo.sighting(None, "k") == (None, None)  # nor kept on the second sighting
+
+
+def test_a_first_sighting_does_not_work_out_the_generation() -> None:
+    """A load of distinct requests (every sighting a first) pays for one hash and two looks, not for the
+    generation: it is asked for only to answer a kept value or to keep one."""
+    asked: list[object] = []
+
+    def generation_of(source: object) -> tuple[object, ...]:
+        asked.append(source)
+        return (1,)
+
+    memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20, generation_of)
+    for i in range(100):
+        assert memo.sighting("engine", f"distinct {i}") == (None, None)
+    assert asked == []
+    assert memo.sighting("engine", "distinct 7") == (None, (1,))  # a second sighting: kept under it
+    memo.store((1,), "distinct 7", 70, 10)
+    assert memo.sighting("engine", "distinct 7") == (70, None)  # a hit: checked against it
+    assert asked == ["engine", "engine"]
+
+
+def test_a_generation_changed_meanwhile_is_found_before_anything_is_answered() -> None:
+    """The memo learns of new rules (a new generation) at its next hit or second sighting, and empties
+    itself then: a value kept under the old generation is never answered."""
+    now = [(1,)]
+    memo: KeptAnswers[str, int] = KeptAnswers(8, 1 << 20, lambda _: now[0])
+    memo.sighting(None, "a")
+    assert memo.sighting(None, "a") == (None, (1,))
+    memo.store((1,), "a", 1, 10)
+    now[0] = (2,)  # the rules changed
+    for i in range(10):  # first sightings do not look
+        memo.sighting(None, f"other {i}")
+    assert len(memo) == 1
+    assert memo.sighting(None, "a") == (None, None) and len(memo) == 0  # found: emptied, not answered
+    memo.store((1,), "a", 1, 10)  # an answer drawn under the old generation is not kept
+    assert len(memo) == 0

@@ -12,6 +12,7 @@ import pytest
 from synthgpt import FixedClock, MockGPT, Rule, RuleSet, StepClock
 from synthgpt import generators as g
 from synthgpt import matchers as m
+from synthgpt.engine.memo import generation
 from synthgpt.rules.script import sequence
 from synthgpt.server import create_app
 from synthgpt.server.memo import MemoEntry, ResponseMemo
@@ -194,19 +195,20 @@ async def test_requests_seen_once_are_not_kept() -> None:
 
 def test_byte_bound_keeps_the_newest_answers() -> None:
     memo = ResponseMemo(max_entries=10, max_bytes=3100)
-    gen = ("generation",)
     mock = MockGPT()
+    gen = generation(mock)
     record = mock.resolve({"model": "synth-1", "messages": [{"role": "user", "content": "hi"}]}).record
-    assert memo.sighting(gen, ("/p", b"", (), b"-")) == (None, False)  # a miss under this generation
+    assert memo.sighting(mock, ("/p", b"", (), b"-")) == (None, None)  # a miss
     for i in range(5):
         entry = MemoEntry(200, [], b"x" * 1000, mock.rules[record.rule], record)
-        assert memo.sighting(gen, ("/p", b"", (), str(i).encode())) == (None, False)  # seen
-        assert memo.sighting(gen, ("/p", b"", (), str(i).encode())) == (None, True)  # seen again: kept
+        assert memo.sighting(mock, ("/p", b"", (), str(i).encode())) == (None, None)  # seen
+        assert memo.sighting(mock, ("/p", b"", (), str(i).encode())) == (None, gen)  # seen again: kept
         memo.put(gen, ("/p", b"", (), str(i).encode()), entry)
     assert len(memo) == 2 and memo.nbytes <= 3100
-    assert memo.sighting(gen, ("/p", b"", (), b"4"))[0] is not None
-    assert memo.sighting(gen, ("/p", b"", (), b"0"))[0] is None
-    assert memo.sighting(("other",), ("/p", b"", (), b"4"))[0] is None and len(memo) == 0
+    assert memo.sighting(mock, ("/p", b"", (), b"4"))[0] is not None
+    assert memo.sighting(mock, ("/p", b"", (), b"0"))[0] is None
+    mock.seed += 1  # another generation: nothing kept is answered
+    assert memo.sighting(mock, ("/p", b"", (), b"4"))[0] is None and len(memo) == 0
 
 
 async def test_older_journal_records_read_back_whole() -> None:
