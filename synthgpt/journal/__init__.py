@@ -2,7 +2,9 @@
 
     CallJournal (Protocol)      what MockGPT, the server's `/_synthgpt/calls` and the assertions use
     ├── Journal                 in memory, bounded, thread-safe (memory.py; `MemoryJournal` is the same)
-    ├── SQLiteJournal           a SQLite file several server workers share (sqlite.py)
+    ├── SQLiteJournal           a SQLite file several processes share (sqlite.py; `--journal PATH.sqlite`)
+    ├── WorkersJournal          each server worker's calls in memory, gathered into a SQLite file when
+    │                           read (workers.py; `--workers N` without `--journal`)
     └── RedisJournal            a capped Redis stream replicas share (redis.py; `--state redis://…`)
 
 `query.py` answers `GET /_synthgpt/calls` (filters, pages, JSONL export) through the protocol's `query` and
@@ -31,6 +33,7 @@ from .records import record_from_dict, record_to_dict
 
 if TYPE_CHECKING:
     from .sqlite import SQLiteJournal
+    from .workers import WorkersJournal
 
 __all__ = [
     "DEFAULT_JOURNAL_BYTES",
@@ -43,6 +46,7 @@ __all__ = [
     "Outcome",
     "PackedRecord",
     "SQLiteJournal",
+    "WorkersJournal",
     "journal_written",
     "record_bytes",
     "record_from_dict",
@@ -69,6 +73,10 @@ def __getattr__(name: str) -> Any:
         from .sqlite import SQLiteJournal
 
         return SQLiteJournal
+    if name == "WorkersJournal":
+        from .workers import WorkersJournal
+
+        return WorkersJournal
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -295,16 +295,19 @@ class Journal:
     def add(self, build: Callable[[int], CallRecord]) -> CallRecord:
         """Number and store a record in one step: concurrent calls are kept in the order of their indices."""
         with self._lock:
-            index = self._total
-            if isinstance(build, Builder):
-                record = build.make(index)
-                self._total = index + 1
-                form, size = self._store(record, build.repeats)
-                build.kept(record, form, size)
-            else:
-                record = build(index)
-                self._total = index + 1
-                self._store(record, False)
+            return self._add(build, self._total)
+
+    def _add(self, build: Callable[[int], CallRecord], index: int) -> CallRecord:
+        """`add` with the index given (the caller holds the lock); the next index is the one after it."""
+        if isinstance(build, Builder):
+            record = build.make(index)
+            self._total = index + 1
+            form, size = self._store(record, build.repeats)
+            build.kept(record, form, size)
+        else:
+            record = build(index)
+            self._total = index + 1
+            self._store(record, False)
         return record
 
     def _store(self, record: CallRecord, share: bool) -> tuple[CallRecord | PackedRecord, int]:

@@ -31,8 +31,9 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from .memory import Builder, CallRecord, Journal
 from .records import record_from_dict, record_json
@@ -87,6 +88,9 @@ which the statement writes in. The cursor's `lastrowid` is the index (RETURNING 
 _PLACEHOLDER = '"index":-1,'
 """What a draft's row JSON holds in place of its index: its first top-level key after `api`, `at`,
 `captures` (strings only), `duration_ms` and `frames_sent` (keys sorted), so its first occurrence."""
+
+_PRUNE_NEWEST = "DELETE FROM calls WHERE idx <= (SELECT MAX(idx) FROM calls) - ?"
+"""The rows past the newest `maxlen` (the bound, as `_where` reads it) deleted."""
 
 _INSERT_NUMBERED = (
     "INSERT OR REPLACE INTO calls (idx, api, model, rule, seed, at, duration_ms, pid, record)"
@@ -347,6 +351,23 @@ class SQLiteJournal(Journal):
             else:
                 self._insert(conn, record)
         return record
+
+    def store_numbered(
+        self, records: Sequence[CallRecord], then: Callable[[sqlite3.Connection], object] | None = None
+    ) -> None:
+        """Store records numbered elsewhere (a row of the same index is replaced) in one transaction, the
+        rows past the bound deleted; `then(connection)` runs in the same transaction, after them."""
+        self._written_out()
+        with self._numbering, self._write() as conn:
+            if records and self._maxlen:
+                conn.executemany(_INSERT_NUMBERED, map(self._row, records))
+                conn.execute(_PRUNE_NEWEST, (self._maxlen,))
+            if then is not None:
+                then(conn)
+
+    def rows(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows a read of the file gives, in this thread's connection."""
+        return self._conn().execute(sql, args).fetchall()
 
     def next_index(self) -> int:
         self._written_out()

@@ -163,10 +163,15 @@ def build_mock(
         _warn_unanswered(mock, warn)
     if config.journal is not None:
         from ..journal.sqlite import SQLiteJournal
+        from ..journal.workers import WorkersJournal
 
         try:
-            mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size,
-                                         synced=not config.journal_scratch, batched=True)  # fmt: skip
+            if config.journal_scratch and config.workers > 1:  # the workers' own: gathered when read
+                mock.journal = WorkersJournal(config.journal, maxlen=config.journal_size,
+                                              max_bytes=config.journal_bytes)  # fmt: skip
+            else:
+                mock.journal = SQLiteJournal(config.journal, maxlen=config.journal_size,
+                                             synced=not config.journal_scratch, batched=True)  # fmt: skip
         except Exception as exc:  # sqlite3.Error, OSError: a path that cannot hold a database
             raise ConfigError(f"cannot open the journal {config.journal}: {exc}") from None
     if state is not None:
@@ -200,6 +205,10 @@ def create_app_from_config(config: ServeConfig, *, warn: IO[str] | None = None) 
     mock = build_mock(config, state, warn=warn)
     on_startup: list[Callable[[], object]] = []
     on_shutdown: list[Callable[[], object]] = [state.close]
+    start, stop = getattr(mock.journal, "start", None), getattr(mock.journal, "stop", None)
+    if start is not None and stop is not None:  # `WorkersJournal`: a worker listens for the others' reads
+        on_startup.append(start)
+        on_shutdown.append(stop)
     if config.watch and config.rule_files:
         from ..rules.watch import RuleWatcher
 

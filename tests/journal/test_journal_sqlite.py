@@ -317,10 +317,13 @@ def test_the_workers_temporary_journal_is_never_synced_and_a_named_one_is(
     import contextlib
     import io
 
+    from synthgpt.journal.workers import WorkersJournal
     from synthgpt.server.metrics import MULTIPROC_ENV
     from synthgpt.server.run import ServeConfig, _share_between_workers, build_mock
 
     def synchronous(journal: object) -> int:
+        if isinstance(journal, WorkersJournal):  # the workers' own: its file is where it is synced or not
+            journal = journal._file
         assert isinstance(journal, SQLiteJournal)
         return int(journal._conn().execute("PRAGMA synchronous").fetchone()[0])
 
@@ -331,7 +334,10 @@ def test_the_workers_temporary_journal_is_never_synced_and_a_named_one_is(
         config = _share_between_workers(ServeConfig(workers=2), cleanup, io.StringIO())
         assert config.journal is not None and config.journal_scratch
         assert ServeConfig.from_json(config.to_json()) == config  # what the workers are given
-        assert synchronous(build_mock(config).journal) == 0
+        journal = build_mock(config).journal
+        assert isinstance(journal, WorkersJournal)  # the workers' own, gathered when read
+        assert synchronous(journal) == 0
+        journal.close()
     named = ServeConfig(workers=2, journal=str(tmp_path / "kept.sqlite"))
     with contextlib.ExitStack() as cleanup:
         config = _share_between_workers(named, cleanup, io.StringIO())

@@ -1,4 +1,4 @@
-"""`synthgpt serve --workers 2 --journal PATH.sqlite`: every worker sees every call."""
+"""`synthgpt serve --workers 2`, with `--journal PATH.sqlite` or without: every worker sees every call."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -59,3 +60,26 @@ def test_workers_share_one_sqlite_journal(tmp_path: Path) -> None:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def test_workers_without_a_journal_file_gather_their_calls_when_read(start_server: Any) -> None:
+    """`--workers 2` alone: each worker keeps its calls in memory and a read gathers both workers'
+    (`journal.workers`). A call is there as soon as its answer is, whichever worker is asked, in the order
+    the calls were made; a clear asked of one worker clears the other's calls too."""
+    with start_server("--workers", "2") as url:
+        for i in range(16):  # a new connection per request, so the kernel hands them to either worker
+            body = {"model": "gpt-4o", "messages": [{"role": "user", "content": f"call {i}"}]}
+            assert httpx.post(url + "/v1/chat/completions", json=body).status_code == 200
+            listing = httpx.get(url + "/_synthgpt/calls")
+            assert listing.headers["x-total-count"] == str(i + 1)
+            calls = listing.json()
+            assert [c["index"] for c in calls] == list(range(i + 1))
+            texts = [c["request"]["last_user"] for c in calls]
+            assert texts == [f"call {k}" for k in range(i + 1)]
+        assert httpx.delete(url + "/_synthgpt/calls").status_code == 200
+        for _ in range(4):
+            assert httpx.get(url + "/_synthgpt/calls").headers["x-total-count"] == "0"
+        body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "after the clear"}]}
+        assert httpx.post(url + "/v1/chat/completions", json=body).status_code == 200
+        for _ in range(4):  # numbering goes on from the calls made, not from the calls kept
+            assert [c["index"] for c in httpx.get(url + "/_synthgpt/calls").json()] == [16]
