@@ -24,7 +24,8 @@ thread of its own that sleeps in `recv` in between: nothing runs on the event lo
 reading at once cannot wait for each other's loop. A worker gone (its socket refuses) is skipped and its
 socket removed; one that does not answer within `wait_s` is logged and the read goes on without its
 newest calls. So a client that has an answer finds its call whichever worker it asks next, as with the
-file written per call.
+file written per call. A worker that stops writes its calls first; one that is killed takes the calls it
+had not written with it (the file written per call kept them).
 
 `clear` marks the counter's value as cleared in the file (`counters.cleared`), and deletes the rows:
 every later write leaves out the calls below the mark, whichever worker holds them. The bound is the
@@ -188,11 +189,15 @@ class WorkersJournal(Journal):
                 log.exception("synthgpt: this worker could not write its calls into %s", self.path)
 
     def stop(self) -> None:
-        """Stop listening (a closed socket does not wake a thread waiting in `recv`: an empty datagram
-        does, and the thread closes it)."""
+        """Write this worker's calls into the file and stop listening (a closed socket does not wake a
+        thread waiting in `recv`: an empty datagram does, and the thread closes it)."""
         listener, self._listener = self._listener, None
         if listener is None:
             return
+        try:
+            self._write_own(None)  # a worker that leaves (not one killed) leaves its calls
+        except Exception:
+            log.exception("synthgpt: this worker could not write its calls into %s", self.path)
         path = self._socket_path(os.getpid())
         with contextlib.suppress(OSError), _sender() as sender:
             sender.sendto(b"", path)

@@ -125,3 +125,16 @@ def test_a_worker_gone_is_skipped_and_a_silent_one_waited_for_at_most_wait_s(
     finally:
         silent.close()
         journal.close()
+
+
+def test_a_worker_that_stops_writes_its_calls_first(tmp_path: Path) -> None:
+    path = tmp_path / "calls.sqlite"
+    other = _Other(path)
+    assert [other.ask(f"call {i}") for i in range(3)] == [0, 1, 2]
+    other.stop()  # gone: nobody is left to ask
+    assert not list(tmp_path.glob("*.sock"))
+    reader = WorkersJournal(path)
+    try:
+        assert [r.request.last_user for r in reader.query()] == ["call 0", "call 1", "call 2"]
+    finally:
+        reader.close()
