@@ -298,7 +298,8 @@ def _share_between_workers(config: ServeConfig, cleanup: contextlib.ExitStack, o
 
     Without `--journal`, each worker would answer `/_synthgpt/calls` from its own memory (10 calls over 2
     workers: 5 listed by whichever answers), so they share a temporary SQLite journal instead, deleted at
-    exit. prometheus_client's multiprocess mode needs its directory in the environment before any worker
+    exit (`journal.workers`); with `--state redis://…`, the Redis journal every replica shares.
+    prometheus_client's multiprocess mode needs its directory in the environment before any worker
     imports it (the workers are spawned, so they inherit it); one set by the user is kept as is.
     """
     tmp: str | None = None
@@ -313,7 +314,8 @@ def _share_between_workers(config: ServeConfig, cleanup: contextlib.ExitStack, o
         os.environ[MULTIPROC_ENV] = os.path.join(scratch(), "metrics")
         os.mkdir(os.environ[MULTIPROC_ENV])
         cleanup.callback(os.environ.pop, MULTIPROC_ENV, None)
-    if config.journal is None and config.journal_size > 0:
+    if config.journal is None and config.journal_size > 0 and config.state in (None, "memory"):
+        # (with `--state redis://…` the workers journal into Redis, as every replica does)
         path = os.path.join(scratch(), "calls.sqlite")
         print(f"synthgpt: {config.workers} workers share one journal in a temporary file "
               "(--journal PATH.sqlite keeps it)", file=out, flush=True)  # fmt: skip

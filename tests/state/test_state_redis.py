@@ -227,3 +227,24 @@ def test_a_heavy_answer_drawn_in_the_worker_thread_takes_its_claimed_step(replic
         assert r.status_code == 200, r.text
         got.append({c["message"]["content"] for c in r.json()["choices"]})
     assert got == [{"step one"}, {"step two"}, {"step three"}]
+
+
+def test_the_workers_of_a_replica_journal_into_redis(redis_server: RedisServer) -> None:
+    """`--workers 2 --state redis://…` without `--journal`: the workers journal into Redis, as every replica
+    does, not into a temporary file of their own (which would keep their calls from the other replicas)."""
+    import contextlib
+    import io
+
+    from synthgpt.journal.redis import RedisJournal
+    from synthgpt.server.run import _share_between_workers, build_mock, open_config_state
+
+    out = io.StringIO()
+    with contextlib.ExitStack() as cleanup:
+        config = _share_between_workers(ServeConfig(workers=2, state=redis_server.url), cleanup, out)
+        assert config.journal is None and not config.journal_scratch
+        state = open_config_state(config)
+        try:
+            assert isinstance(build_mock(config, state).journal, RedisJournal)
+        finally:
+            state.close()
+    assert "temporary file" not in out.getvalue()
