@@ -23,6 +23,7 @@ import os
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -133,4 +134,7 @@ def _in_memory(mock: MockGPT) -> bool:
 
 async def metrics_endpoint(request: Request) -> Response:
     metrics: Metrics = request.app.state.metrics
-    return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+    if metrics.shared is None:  # one process's numbers, which its event loop adds to: read on it
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+    # the workers' files, and a journal they share gathered from every worker: off the event loop
+    return Response(await run_in_threadpool(metrics.exposition), media_type=CONTENT_TYPE)

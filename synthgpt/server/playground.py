@@ -16,6 +16,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -145,7 +146,8 @@ def find_call(journal: CallJournal, index: int) -> CallRecord | None:
 async def call_detail(request: Request) -> Response:
     mock: MockGPT = request.app.state.mock
     index: int = request.path_params["index"]
-    record = find_call(mock.journal, index)
+    # off the event loop, as every read of the journal: a file the workers share is gathered first
+    record = await run_in_threadpool(find_call, mock.journal, index)
     if record is None:
         kept = mock.journal.maxlen
         return _bad(f"No call {index} in the journal (it keeps the newest {kept}).", "index", 404)
@@ -161,4 +163,5 @@ async def call_detail(request: Request) -> Response:
 
 async def journal_state(request: Request) -> Response:
     journal: CallJournal = request.app.state.mock.journal
-    return json_response({"total": journal.total, "kept": len(journal), "maxlen": journal.maxlen})
+    kept = await run_in_threadpool(len, journal)  # off the event loop (see `call_detail`)
+    return json_response({"total": journal.total, "kept": kept, "maxlen": journal.maxlen})

@@ -300,3 +300,38 @@ def test_the_admin_token_guards_the_data_and_lets_the_page_load() -> None:
     )
     for path in ["/_synthgpt/", "/_synthgpt/rules", "/_synthgpt/static/playground.js"]:
         assert closed.get(path).status_code == 404, path
+
+
+class _SlowJournal(SQLiteJournal):
+    """A journal whose reads take a while (as gathering every worker's calls can): reading it must not
+    hold up the event loop."""
+
+    def __len__(self) -> int:
+        import time
+
+        time.sleep(1.0)
+        return super().__len__()
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("path", ["/_synthgpt/journal", "/_synthgpt/calls/0"])
+async def test_reading_the_journal_does_not_hold_up_other_requests(tmp_path: Path, path: str) -> None:
+    import asyncio
+    import time
+
+    import httpx
+
+    from synthgpt.server import create_app
+
+    mock = MockGPT(seed=1)
+    mock.journal = _SlowJournal(tmp_path / "calls.sqlite")
+    mock.generate(chat("hello"), api="chat")
+    app = create_app(mock)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
+        started = time.monotonic()
+        read = asyncio.ensure_future(c.get(path))
+        await asyncio.sleep(0.05)  # the read is under way
+        assert (await c.get("/healthz")).status_code == 200
+        healthz = time.monotonic() - started
+        assert (await read).status_code == 200
+    assert healthz < 0.6  # the loop answered while the journal was read (1 s on the loop before)
