@@ -329,7 +329,10 @@ def _serve(config: ServeConfig, out: IO[str] | None) -> None:
     configure_request_log(config.log_format, enabled=config.request_log)
     app: Starlette | str
     if config.workers > 1:
-        build_mock(config, warn=sys.stderr)  # fail (or warn) here, once, rather than in every worker
+        checked = build_mock(config, warn=sys.stderr)  # fail (or warn) here once, rather than in every worker
+        close = getattr(checked.journal, "close", None)
+        if close is not None:  # the workers open their own (a file's connections, the workers' counter)
+            close()
         open_config_state(config).close()
         os.environ[ENV_VAR] = config.to_json()
         os.environ[SUPERVISOR_VAR] = str(os.getpid())
