@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import socket
 import sqlite3
+import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -37,6 +38,14 @@ def _worker(path: str, orders: Connection) -> None:
         text = orders.recv()
         if text is None:
             break
+        if isinstance(text, tuple):  # ("mixed", n): n calls, the journal read after every fifth
+            _, n = text
+            for i in range(n):
+                _ask(mock, f"theirs {i}")
+                if i % 5 == 4:
+                    journal.query()
+            orders.send(n)
+            continue
         orders.send(_ask(mock, text))
     journal.close()
 
@@ -48,9 +57,9 @@ class _Other:
         self.proc.start()
         assert self.orders.poll(60) and self.orders.recv() == "ready"
 
-    def ask(self, text: str) -> int:
+    def ask(self, text: str | tuple[str, int]) -> int:
         self.orders.send(text)
-        assert self.orders.poll(30)
+        assert self.orders.poll(60)
         index: int = self.orders.recv()
         return index
 
@@ -138,3 +147,33 @@ def test_a_worker_that_stops_writes_its_calls_first(tmp_path: Path) -> None:
         assert [r.request.last_user for r in reader.query()] == ["call 0", "call 1", "call 2"]
     finally:
         reader.close()
+
+
+def test_workers_reading_and_answering_at_once_lose_nothing_and_wait_for_nobody(tmp_path: Path) -> None:
+    """Both workers answer calls and read the journal at the same time: each read is answered by the other
+    worker's listening thread, whatever its own thread is doing, and every call is there once."""
+    path = tmp_path / "calls.sqlite"
+    mock = MockGPT(seed=1)
+    mock.journal = journal = WorkersJournal(path, wait_s=30)
+    journal.start()
+    other = _Other(path)
+    try:
+        done: list[int] = []
+        theirs = threading.Thread(target=lambda: done.append(other.ask(("mixed", 60))))
+        theirs.start()
+        for i in range(60):
+            _ask(mock, f"mine {i}")
+            if i % 5 == 4:
+                journal.query()
+        theirs.join(120)
+        assert done == [60]
+        records = journal.query()
+        assert [r.index for r in records] == list(range(120))
+        assert sorted(r.request.last_user for r in records) == sorted(
+            [f"mine {i}" for i in range(60)] + [f"theirs {i}" for i in range(60)]
+        )
+        mine = [r.request.last_user for r in records if r.request.last_user.startswith("mine")]
+        assert mine == [f"mine {i}" for i in range(60)]  # each worker's calls in the order it made them
+    finally:
+        other.stop()
+        journal.close()
