@@ -30,7 +30,7 @@ from ..journal.memory import record_bytes
 if TYPE_CHECKING:
     from .mockgpt import MockGPT
 
-__all__ = ["MAX_KEY_BYTES", "DrawMemo", "KeptAnswers", "generation"]
+__all__ = ["MAX_KEY_BYTES", "DrawMemo", "KeptAnswers", "Stamp", "generation", "keeps_answers"]
 
 MAX_KEY_BYTES = 16 * 1024
 """Requests whose JSON is longer are not kept: long conversations are rarely sent twice verbatim."""
@@ -44,18 +44,23 @@ Stamp = tuple[Any, ...] | None
 V = TypeVar("V")
 
 
-def _itself(source: Any) -> tuple[Any, ...] | None:
+def _itself(source: Any) -> Stamp:
     """A source that is its own generation (a memo used without an engine, as in tests)."""
-    return cast("tuple[Any, ...] | None", source)
+    return cast(Stamp, source)
 
 
-def generation(mock: MockGPT) -> tuple[Any, ...] | None:
+def keeps_answers(mock: MockGPT) -> bool:
+    """Whether `mock`'s answers may be kept at all: its clock is fixed (a stepping or system clock has
+    every call read another time). `generation` is None exactly when not."""
+    return type(mock.clock) is FixedClock
+
+
+def generation(mock: MockGPT) -> Stamp:
     """What every answer depends on besides the request; None when answers may change between calls."""
-    clock = mock.clock
-    if type(clock) is not FixedClock:  # a stepping or system clock: every call reads another time
+    if not keeps_answers(mock):
         return None
     rules = mock.rules
-    return (mock, mock.seed, mock.context_window, mock.limits, rules, tuple(rules.rules), clock.now())
+    return (mock, mock.seed, mock.context_window, mock.limits, rules, tuple(rules.rules), mock.clock.now())
 
 
 class KeptAnswers(Generic[K, V]):
@@ -87,7 +92,7 @@ class KeptAnswers(Generic[K, V]):
         # (an OrderedDict: a plain dict's first key, found by `next(iter(...))`, lies past every slot deleted
         # before it until the dict is next resized, ~0.5 µs a request once 1,024 keys were seen)
         self._seen: OrderedDict[int, None] = OrderedDict()  # the first key is the oldest
-        self._generation: tuple[Any, ...] | None = None
+        self._generation: Stamp = None
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -97,7 +102,7 @@ class KeptAnswers(Generic[K, V]):
     def enabled(self) -> bool:
         return self.max_entries > 0 and self.max_bytes > 0
 
-    def sighting(self, source: Any, key: K) -> tuple[V | None, tuple[Any, ...] | None]:
+    def sighting(self, source: Any, key: K) -> tuple[V | None, Stamp]:
         """(the value kept for `key`, None) when there is one under the current generation; else (None,
         the generation to keep this answer under) when this is the key's second sighting (`store` it,
         if replayable), or (None, None). One look under the lock (see the class's notes)."""
@@ -125,7 +130,7 @@ class KeptAnswers(Generic[K, V]):
                 self._reset(gen)
             return None, gen
 
-    def store(self, gen: tuple[Any, ...] | None, key: K, value: V, size: int) -> None:
+    def store(self, gen: Stamp, key: K, value: V, size: int) -> None:
         """Keep `value` for `key` (`sighting` said so, with `gen`) if it fits and `gen` is still the
         memo's (a hit or a second sighting during the draw may have found another), the least recent
         values going first."""
@@ -149,7 +154,7 @@ class KeptAnswers(Generic[K, V]):
             self._reset(None)
             self._seen.clear()
 
-    def _reset(self, gen: tuple[Any, ...] | None) -> None:
+    def _reset(self, gen: Stamp) -> None:
         """Forget the values kept under another generation than `gen`. The keys seen once stay: they may
         have been seen under `gen` already (it is found only at a hit or a second sighting)."""
         self._entries.clear()
@@ -175,7 +180,7 @@ class DrawMemo(KeptAnswers[bytes, Generation]):
         when it is not to be kept (see the module's notes)."""
         if not self.enabled or mock.counter is not None or type(request) is not dict:
             return None
-        if type(mock.clock) is not FixedClock:  # `generation` would say None: nothing is kept
+        if not keeps_answers(mock):
             return None
         try:
             text = orjson.dumps(request, option=_KEY_OPTIONS)

@@ -23,11 +23,10 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ..clock import FixedClock
 from ..codec.base import WireCodec
 from ..codec.sse import WirePlan, ending_fault, frames_in
 from ..engine import MockGPT
-from ..engine.memo import KeptAnswers, generation
+from ..engine.memo import KeptAnswers, generation, keeps_answers
 from ..errors import StateUnavailable
 from ..journal import CallRecord, journal_written
 from ..jsonutil import fitted
@@ -97,7 +96,7 @@ def memo_slot(
     declared length)."""
     if memo is None or declared is None or declared > _MAX_REQUEST_BYTES or not memo.enabled:
         return None
-    if type(mock.clock) is not FixedClock:  # `generation` would say None: nothing is kept
+    if not keeps_answers(mock):
         return None
     return memo, (scope["path"], scope["query_string"], tuple(scope["headers"]), body)
 
