@@ -47,7 +47,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from .memory import DEFAULT_JOURNAL_BYTES, CallRecord, Journal, unpack
@@ -71,26 +71,21 @@ class SharedCounter:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            with self._locked():
+            fcntl.flock(self._fd, fcntl.LOCK_EX)  # whoever opens it first sizes it, once
+            try:
                 if os.fstat(self._fd).st_size < 16:
                     os.ftruncate(self._fd, 16)  # zeros: index 0, token 0
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
             self._map = mmap.mmap(self._fd, 16)
         except BaseException:
             os.close(self._fd)
             raise
         self._values = memoryview(self._map).cast("q")
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-
     def _take(self, slot: int) -> int:
         fd, values = self._fd, self._values
-        fcntl.flock(fd, fcntl.LOCK_EX)  # (not `_locked`: a call's index is taken on every call)
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             value: int = values[slot]
             values[slot] = value + 1
@@ -231,8 +226,8 @@ class WorkersJournal(Journal):
     def gather(self) -> None:
         """Every worker's calls into the file (the module's notes)."""
         token = self._counter.next_token()
+        waiting = self._ask_others(token)  # first: the others make their rows while this worker makes its own
         self._write_own(None)
-        waiting = self._ask_others(token)
         deadline = time.monotonic() + self.wait_s
         while waiting:
             answered = dict(self._file.rows("SELECT pid, token FROM gathered"))
@@ -248,26 +243,19 @@ class WorkersJournal(Journal):
     def _ask_others(self, token: int) -> list[int]:
         """Send `token` to every other worker's socket: the pids asked (a refused socket's worker is gone:
         its socket is removed)."""
-        prefix, own = f"{self.path.name}.w", os.getpid()
+        prefix, own, asked = f"{self.path.name}.w", os.getpid(), []
         with _sender() as sender:
-            return self._ask_each(token, sender, prefix, own)
-
-    def _ask_each(self, token: int, sender: socket.socket, prefix: str, own: int) -> list[int]:
-        asked = []
-        for entry in os.scandir(self.path.parent):
-            name = entry.name
-            if not (name.startswith(prefix) and name.endswith(".sock")):
-                continue
-            pid_text = name[len(prefix) : -len(".sock")]
-            if not pid_text.isdigit() or int(pid_text) == own:
-                continue
-            try:
-                sender.sendto(str(token).encode(), entry.path)
-            except (ConnectionRefusedError, FileNotFoundError):  # nobody listens there any more
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-                continue
-            asked.append(int(pid_text))
+            for entry in os.scandir(self.path.parent):
+                pid = _pid_of(entry.name, prefix)
+                if pid is None or pid == own:
+                    continue
+                try:
+                    sender.sendto(str(token).encode(), entry.path)
+                except (ConnectionRefusedError, FileNotFoundError):  # nobody listens there any more
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.path)
+                    continue
+                asked.append(pid)
         return asked
 
     def finished(self, record: CallRecord) -> None:
@@ -301,14 +289,11 @@ class WorkersJournal(Journal):
         return self._file.count(rule=rule, api=api, model=model)
 
     def list(self, where: Callable[[CallRecord], bool] | None = None) -> builtins.list[CallRecord]:
-        items = self.query()
-        return items if where is None else [r for r in items if where(r)]
+        self.gather()
+        return self._file.list(where)
 
     def __len__(self) -> int:
         return self.count()
-
-    def __iter__(self) -> Iterator[CallRecord]:
-        return iter(self.list())
 
     def __getitem__(self, i: int) -> CallRecord:
         self.gather()
@@ -331,6 +316,13 @@ class WorkersJournal(Journal):
 
     def __repr__(self) -> str:
         return f"WorkersJournal({str(self.path)!r}, maxlen={self.maxlen})"
+
+
+def _pid_of(name: str, prefix: str) -> int | None:
+    """The pid in a worker's socket's name (`<file>.w<pid>.sock`, `prefix` its part before the pid); None for
+    any other file."""
+    pid = name.removeprefix(prefix).removesuffix(".sock")
+    return int(pid) if pid.isdigit() and name == f"{prefix}{pid}.sock" else None
 
 
 def _sender() -> socket.socket:
