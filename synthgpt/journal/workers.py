@@ -12,9 +12,8 @@ assertions, the playground, a scrape of `/metrics`), so the workers now write on
     reader (any worker, any thread)                  every other worker (its listening thread)
     ───────────────────────────────                  ─────────────────────────────────────────
     token = the counter's next gather token
-    write its own calls not yet in the file
     send the token to each worker's socket   ──▶     write its calls not yet in the file and note
-                                                      (its pid, the token) in `gathered`, in one
+    write its own calls not yet in the file           (its pid, the token) in `gathered`, in one
     wait until each live worker's `gathered`  ◀──     transaction
     row holds the token (at most `wait_s`)
     read the file
