@@ -32,6 +32,7 @@ __all__ = ["COMPILED", "PURE_ENV", "active", "build", "guard", "main"]
 
 COMPILED: tuple[str, ...] = (
     "synthgpt.codec.anthropic.encode",
+    "synthgpt.codec.anthropic.request",
     "synthgpt.codec.common",
     "synthgpt.codec.envelope",
     "synthgpt.codec.fields",
@@ -42,6 +43,7 @@ COMPILED: tuple[str, ...] = (
     "synthgpt.codec.openai_chat.request",
     "synthgpt.codec.openai_responses.encode",
     "synthgpt.codec.openai_responses.events",
+    "synthgpt.codec.openai_responses.request",
     "synthgpt.codec.runs",
     "synthgpt.engine.assemble",
     "synthgpt.engine.budget",
