@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any
 
 from ...errors import RequestError
@@ -306,8 +307,8 @@ _STOP_KEYS = ["type", "index"]
 
 
 def _render(event: Event) -> str:
-    """`dumps(event)`; the events that hold nothing but their type and an index are written out (each
-    `dumps` call looks for what orjson writes differently, ~1-2 us on these)."""
+    """`dumps(event)`; the events `_written_out` knows are written from templates (each `dumps` call looks
+    for what orjson writes differently, ~1-2 us on these)."""
     text = _written_out(event)
     if text is not None:
         return text
@@ -317,16 +318,85 @@ def _render(event: Event) -> str:
 
 
 def _written_out(event: Event) -> str | None:
-    """What `dumps` writes for an event of a type and an index only, else None."""
+    """What `dumps` writes for an event `_stream_parts` built of a kind written here from a template (the
+    ones of a type and an index, a text block's start, `message_start` and `message_delta`), else None.
+    The keys are in the order `_stream_parts` puts them (tested against `json.dumps`); the values are
+    checked to be of the types the templates write, so anything else takes the general way."""
+    kind = event["type"]
     if len(event) == 1:
-        kind = event["type"]
         if kind == "ping":
             return _PING
         if kind == "message_stop":
             return _STOP
-    elif list(event) == _STOP_KEYS and event["type"] == "content_block_stop" and type(event["index"]) is int:
-        return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
+    elif kind == "content_block_stop":
+        if list(event) == _STOP_KEYS and type(event["index"]) is int:
+            return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
+    elif kind == "content_block_start":
+        index = event["index"]
+        if type(index) is int and event["content_block"] == _EMPTY_TEXT:
+            return f'{{"type":"content_block_start","index":{index},"content_block":{_EMPTY_TEXT_JSON}}}'
+    elif kind == "message_start":
+        return _message_start(event["message"]) if len(event) == 2 else None
+    elif kind == "message_delta":
+        return _message_delta(event["delta"], event["usage"]) if len(event) == 3 else None
     return None
+
+
+_EMPTY_TEXT = {"type": "text", "text": ""}
+_EMPTY_TEXT_JSON = '{"type":"text","text":""}'
+_START_KEYS = ["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]
+_USAGE_KEYS = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]
+
+
+def _message_start(message: dict[str, Any]) -> str | None:
+    """`message_start`'s JSON: a message with no content yet, as `_stream_parts` builds it; else None."""
+    msg_id, model, usage = message["id"], message["model"], message["usage"]
+    if not (type(msg_id) is str and type(model) is str and list(message) == _START_KEYS):
+        return None
+    if message["content"] != [] or message["stop_reason"] is not None or message["stop_sequence"] is not None:
+        return None
+    written = _usage_json(usage, True)
+    if written is None:
+        return None
+    return (f'{{"type":"message_start","message":{{"id":{encode_basestring(msg_id)},"type":"message",'
+            f'"role":"assistant","model":{encode_basestring(model)},"content":[],"stop_reason":null,'
+            f'"stop_sequence":null,"usage":{written}}}}}')  # fmt: skip
+
+
+def _message_delta(delta: dict[str, Any], usage: dict[str, Any]) -> str | None:
+    """`message_delta`'s JSON, as `_stream_parts` builds it; else None."""
+    reason, sequence = delta["stop_reason"], delta["stop_sequence"]
+    if type(reason) is not str or len(delta) != 2:
+        return None
+    if sequence is None:
+        stop = "null"
+    elif type(sequence) is str:
+        stop = encode_basestring(sequence)
+    else:
+        return None
+    written = _usage_json(usage, False)
+    if written is None:
+        return None
+    return (f'{{"type":"message_delta","delta":{{"stop_reason":{encode_basestring(reason)},'
+            f'"stop_sequence":{stop}}},"usage":{written}}}')  # fmt: skip
+
+
+def _usage_json(usage: dict[str, Any], tier: bool) -> str | None:
+    """The JSON of `_usage`'s dict (without its `service_tier` unless `tier`), or None if it is not
+    four ints and, with `tier`, the tier's str, in that order."""
+    keys = list(usage)
+    if keys[:4] != _USAGE_KEYS or len(keys) != 4 + tier or (tier and keys[4] != "service_tier"):
+        return None
+    numbers = [usage[k] for k in _USAGE_KEYS]
+    if any(type(n) is not int for n in numbers):
+        return None
+    a, b, c, d = numbers
+    written = (f'{{"input_tokens":{a},"cache_creation_input_tokens":{b},"cache_read_input_tokens":{c},'
+               f'"output_tokens":{d}')  # fmt: skip
+    if not tier:
+        return written + "}"
+    service = usage["service_tier"]
+    return None if type(service) is not str else f'{written},"service_tier":{encode_basestring(service)}}}'
 
 
 _WITH_NULLS = frozenset({"message_start", "message_delta"})
@@ -345,7 +415,7 @@ def _render_events(events: list[Event]) -> list[str]:
             if event["type"] in _WITH_NULLS:
                 nulls += nones(event, "message", "delta")
         out.append(text)
-    dumped = iter(dumps_many(rest, nulls=nulls))
+    dumped = iter(dumps_many(rest, nulls=nulls) if rest else ())
     return [next(dumped) if text is None else text for text in out]
 
 
