@@ -29,8 +29,10 @@ def derive_seed(*parts: object) -> int:
 
     Each part is length-prefixed so ("ab", "c") and ("a", "bc") differ.
     """
-    # one hash call over the joined bytes: the same digest as updating part by part, at half the cost
-    return _from_bytes(_blake2b(b"".join(map(_framed, parts)), digest_size=8).digest(), "little")
+    # one hash call over the joined bytes: the same digest as updating part by part, at half the cost; a
+    # comprehension, not `map`: compiled (synthgpt.native), `map` calls `_framed` through its Python
+    # wrapper, and a seed of three parts cost ~25 % more
+    return _from_bytes(_blake2b(b"".join([_framed(p) for p in parts]), digest_size=8).digest(), "little")
 
 
 def _framed(part: object) -> bytes:
