@@ -120,3 +120,27 @@ def test_a_shape_the_templates_do_not_write_takes_the_general_way(
 ) -> None:
     assert _written_out(event) == reference_json(event)  # the shape as built: its template
     assert _written_out(_changed(event, path, value)) is None
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "message_start", "message": {"id": "msg_01", "stop_reason": None}},
+        {"type": "message_start", "message": "not a message"},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}},
+        {"type": "message_delta", "delta": {"stop_sequence": None, "stop_reason": "end_turn"},
+         "usage": DELTA["usage"]},
+        {"type": "message_delta", "delta": DELTA["delta"], "usage": {**DELTA["usage"], "output_tokens": 3}},
+        {"type": "content_block_start", "index": 0, "content_block": {"text": "", "type": "text"}},
+        {"type": "content_block_start", "content_block": {"type": "text", "text": ""}, "index": 0},
+        {"type": "content_block_start", "index": 0, "content_block": [("type", "text")]},
+    ],
+)  # fmt: skip
+def test_events_of_other_keys_or_orders_are_dumped_as_they_are(event: dict[str, Any]) -> None:
+    """Keys missing, or in another order, or a value not a dict: the event's own JSON, by the general way
+    (a template would reorder the keys, or fail on a missing one)."""
+    from synthgpt.codec.anthropic.encode import _render
+
+    written = _written_out(event)
+    assert written is None or written == reference_json(event)
+    assert _render(event) == reference_json(event)

@@ -332,30 +332,39 @@ def _written_out(event: Event) -> str | None:
         if list(event) == _STOP_KEYS and type(event["index"]) is int:
             return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
     elif kind == "content_block_start":
-        index = event["index"]
-        if type(index) is int and event["content_block"] == _EMPTY_TEXT:
+        if list(event) != _BLOCK_START_KEYS:
+            return None
+        index, block = event["index"], event["content_block"]
+        if type(index) is int and type(block) is dict and list(block) == _TEXT_KEYS and block == _EMPTY_TEXT:
             return f'{{"type":"content_block_start","index":{index},"content_block":{_EMPTY_TEXT_JSON}}}'
     elif kind == "message_start":
-        return _message_start(event["message"]) if len(event) == 2 else None
+        return _message_start(event["message"]) if list(event) == _START_EVENT_KEYS else None
     elif kind == "message_delta":
-        return _message_delta(event["delta"], event["usage"]) if len(event) == 3 else None
+        return _message_delta(event["delta"], event["usage"]) if list(event) == _DELTA_EVENT_KEYS else None
     return None
 
 
+_BLOCK_START_KEYS = ["type", "index", "content_block"]
+_TEXT_KEYS = ["type", "text"]
 _EMPTY_TEXT = {"type": "text", "text": ""}
 _EMPTY_TEXT_JSON = '{"type":"text","text":""}'
+_START_EVENT_KEYS = ["type", "message"]
+_DELTA_EVENT_KEYS = ["type", "delta", "usage"]
 _START_KEYS = ["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]
+_DELTA_KEYS = ["stop_reason", "stop_sequence"]
 _USAGE_KEYS = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]
 
 
-def _message_start(message: dict[str, Any]) -> str | None:
+def _message_start(message: Any) -> str | None:
     """`message_start`'s JSON: a message with no content yet, as `_stream_parts` builds it; else None."""
-    msg_id, model, usage = message["id"], message["model"], message["usage"]
-    if not (type(msg_id) is str and type(model) is str and list(message) == _START_KEYS):
+    if type(message) is not dict or list(message) != _START_KEYS:
+        return None
+    msg_id, model = message["id"], message["model"]
+    if not (type(msg_id) is str and type(model) is str):
         return None
     if message["content"] != [] or message["stop_reason"] is not None or message["stop_sequence"] is not None:
         return None
-    written = _usage_json(usage, True)
+    written = _usage_json(message["usage"], True)
     if written is None:
         return None
     return (f'{{"type":"message_start","message":{{"id":{encode_basestring(msg_id)},"type":"message",'
@@ -363,10 +372,12 @@ def _message_start(message: dict[str, Any]) -> str | None:
             f'"stop_sequence":null,"usage":{written}}}}}')  # fmt: skip
 
 
-def _message_delta(delta: dict[str, Any], usage: dict[str, Any]) -> str | None:
+def _message_delta(delta: Any, usage: Any) -> str | None:
     """`message_delta`'s JSON, as `_stream_parts` builds it; else None."""
+    if type(delta) is not dict or list(delta) != _DELTA_KEYS:
+        return None
     reason, sequence = delta["stop_reason"], delta["stop_sequence"]
-    if type(reason) is not str or len(delta) != 2:
+    if type(reason) is not str:
         return None
     if sequence is None:
         stop = "null"
@@ -381,9 +392,11 @@ def _message_delta(delta: dict[str, Any], usage: dict[str, Any]) -> str | None:
             f'"stop_sequence":{stop}}},"usage":{written}}}')  # fmt: skip
 
 
-def _usage_json(usage: dict[str, Any], tier: bool) -> str | None:
+def _usage_json(usage: Any, tier: bool) -> str | None:
     """The JSON of `_usage`'s dict (without its `service_tier` unless `tier`), or None if it is not
     four ints and, with `tier`, the tier's str, in that order."""
+    if type(usage) is not dict:
+        return None
     keys = list(usage)
     if keys[:4] != _USAGE_KEYS or len(keys) != 4 + tier or (tier and keys[4] != "service_tier"):
         return None
