@@ -32,7 +32,7 @@ def derive_seed(*parts: object) -> int:
     # one hash call over the joined bytes: the same digest as updating part by part, at half the cost; a
     # comprehension, not `map`: compiled (synthgpt.native), `map` calls `_framed` through its Python
     # wrapper, and a seed of three parts cost ~25 % more
-    return _from_bytes(_blake2b(b"".join([_framed(p) for p in parts]), digest_size=8).digest(), "little")
+    return _seed_of(b"".join([_framed(p) for p in parts]))
 
 
 def _framed(part: object) -> bytes:
@@ -53,8 +53,18 @@ def _framed(part: object) -> bytes:
 
 _LENGTHS = tuple(_LENGTH(n) for n in range(256))
 """The length prefixes of short parts, made once."""
-_blake2b = hashlib.blake2b
 _from_bytes = int.from_bytes
+_SEED_HASH = hashlib.blake2b(digest_size=8)
+"""An empty 8-byte blake2b, never updated itself: each seed's hash is a copy of it, the same digest as a
+new `blake2b(data, digest_size=8)` for ~20 % less (a new object parses its keyword arguments every time;
+compiled, 0.39 against 0.50 µs a seed). A copy only reads the original, so threads may share it."""
+
+
+def _seed_of(data: bytes) -> int:
+    """The 64-bit seed of `data`: its 8-byte blake2b digest, little-endian."""
+    h = _SEED_HASH.copy()
+    h.update(data)
+    return _from_bytes(h.digest(), "little")
 
 
 def seed_prefix(*parts: object) -> bytes:
@@ -65,7 +75,7 @@ def seed_prefix(*parts: object) -> bytes:
 
 def seed_after(prefix: bytes, part: object) -> int:
     """`derive_seed` of the parts `prefix` (a `seed_prefix`; b"" for none) holds and then `part`."""
-    return _from_bytes(_blake2b(prefix + _framed(part), digest_size=8).digest(), "little")
+    return _seed_of(prefix + _framed(part))
 
 
 _MASK = (1 << 64) - 1
