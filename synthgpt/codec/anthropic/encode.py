@@ -318,10 +318,12 @@ def _render(event: Event) -> str:
 
 
 def _written_out(event: Event) -> str | None:
-    """What `dumps` writes for an event `_stream_parts` built of a kind written here from a template (the
-    ones of a type and an index, a text block's start, `message_start` and `message_delta`), else None.
-    The keys are in the order `_stream_parts` puts them (tested against `json.dumps`); the values are
-    checked to be of the types the templates write, so anything else takes the general way."""
+    """What `dumps` writes for `event` when a template here writes it, else None (the general way).
+
+    The templates are those of the events of a type and an index, a text block's start, `message_start`
+    and `message_delta`, with their keys in the order `_stream_parts` puts them (tested against
+    `json.dumps`). Each checks its event's keys, their order and the types of the values it writes first:
+    an event built otherwise is left to `dumps`."""
     kind = event["type"]
     if len(event) == 1:
         if kind == "ping":
