@@ -15,6 +15,12 @@ startup and imports cancelled out. The stages nest:
     python -m bench.instructions                                 # chat, every stage (~4 min)
     python -m bench.instructions --cases chat,schema --stages app
     python -m bench.instructions --synthgpt-root /tmp/base       # another checkout, to compare
+    python -m bench.instructions --cases chat --stages app --functions 30   # and where they go
+
+`--functions N` runs each stage under callgrind instead and lists its N most expensive functions by
+inclusive instructions per request (the same difference of two runs): compiled synthgpt (mypyc's
+`CPyDef_module___function` names), CPython's and the C libraries'. Interpreted Python functions have no
+name in callgrind's eyes (their frames are the interpreter's loop), and recursive cycles are left out.
 
 The cyclic garbage collector is off while the counted requests run (its passes come in lumps that one run
 has and the other not); `serve` runs it, `gc.freeze()`ing what startup made.
@@ -33,13 +39,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-__all__ = ["STAGES", "main", "run_stage"]
+__all__ = ["STAGES", "TOTAL", "function_costs", "main", "run_stage"]
 
 STAGES = ("accept", "resolve", "pipeline", "app", "ceiling")
 _FEW, _MANY = 30, 230
@@ -104,13 +111,81 @@ def run_stage(case_name: str, stage: str, n: int, root: Path | None = None) -> i
     return total
 
 
+def _child(root: Path, case: str, stage: str, n: int) -> list[str]:
+    return [sys.executable, __file__, "--child", case, stage, str(n), "--synthgpt-root", str(root)]
+
+
+_ENV = {**os.environ, "PYTHONHASHSEED": "0"}  # the same string hashes, so the same dict probes
+
+
+def _functions(root: Path, case: str, stage: str, n: int) -> dict[str, int]:
+    """Inclusive instructions by function of one child run under callgrind (`function_costs`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *_child(root, case, stage, n)],
+            env=_ENV, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if done.returncode != 0 or not out.exists():
+            raise SystemExit(f"bench.instructions: {case}/{stage} failed under callgrind:\n"
+                             f"{done.stderr[-2000:]}")  # fmt: skip
+        annotated = subprocess.run(
+            ["callgrind_annotate", "--auto=no", "--inclusive=yes", "--threshold=100", str(out)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    return function_costs(annotated.stdout)
+
+
+TOTAL = "PROGRAM TOTALS"
+"""`function_costs`' key for the run's whole count."""
+_COST_LINE = re.compile(r"^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.+?)\s*$")
+
+
+def function_costs(annotated: str) -> dict[str, int]:
+    """`callgrind_annotate --inclusive=yes` output as function -> instructions: a function's name without
+    its file, its library and mypyc's `CPyDef_` prefix, the largest of a name's entries; the run's whole
+    count under `TOTAL`. Left out: functions without a name (`???`: interpreted Python runs as the
+    interpreter's loop), mypyc's `CPyPy_` wrappers (each its `CPyDef_`'s cost again) and recursive cycles
+    (`'2`: callgrind counts their members' costs several times over)."""
+    costs: dict[str, int] = {}
+    table = False
+    for line in annotated.splitlines():
+        if "file:function" in line:
+            table = True
+            continue
+        found = _COST_LINE.match(line)
+        if found is not None and found.group(2) == "PROGRAM TOTALS":
+            costs[TOTAL] = int(found.group(1).replace(",", ""))
+            continue
+        if found is None or not table:
+            continue
+        name = re.sub(r"\s*\[[^\]]*\]$", "", found.group(2))  # the library it lives in
+        where, _, name = name.rpartition(":")
+        if where.startswith("???") or name.startswith(("???", "CPyPy_")) or re.search(r"'\d+$", name):
+            continue
+        name = name.removeprefix("CPyDef_")
+        # a function callgrind lists under more than one file (code inlined from a header, or its source
+        # and its object named apart) is one function: its largest entry is its cost
+        costs[name] = max(costs.get(name, 0), int(found.group(1).replace(",", "")))
+    return costs
+
+
+def _top_functions(root: Path, case: str, stage: str, limit: int) -> list[tuple[int, str]]:
+    """The `limit` functions of the most inclusive instructions per request at `stage`, below the run's
+    roots (the interpreter's start, `main`: nearly the whole count, whatever the request does)."""
+    few, many = _functions(root, case, stage, _FEW), _functions(root, case, stage, _MANY)
+    per = {name: (many.get(name, 0) - few.get(name, 0)) // (_MANY - _FEW) for name in many}
+    whole = per.pop(TOTAL, 0)
+    ranked = sorted(((cost, name) for name, cost in per.items() if 0 < cost < 0.95 * whole), reverse=True)
+    return ranked[:limit]
+
+
 def _count(root: Path, case: str, stage: str, n: int) -> int:
     """Instructions of one child run (`run_stage` under cachegrind)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same string hashes, so the same dict probes
-    child = [sys.executable, __file__, "--child", case, stage, str(n), "--synthgpt-root", str(root)]
+    child = _child(root, case, stage, n)
     done = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *child],
-        env=env, capture_output=True, text=True, check=False,
+        env=_ENV, capture_output=True, text=True, check=False,
     )  # fmt: skip
     found = _REFS.search(done.stderr)
     if done.returncode != 0 or found is None:
@@ -125,6 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cases", default="chat")
     ap.add_argument("--stages", default=",".join(STAGES))
     ap.add_argument("--synthgpt-root", type=Path, help="count this checkout's synthgpt instead")
+    ap.add_argument("--functions", type=int, default=0, metavar="N",
+                    help="also list each stage's N costliest functions (callgrind; ~1 min a stage)")
     ap.add_argument("--child", nargs=3, metavar=("CASE", "STAGE", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -150,6 +227,9 @@ def main(argv: list[str] | None = None) -> None:
             added = f"{total - before:+,}" if before and stage != "ceiling" else ""
             print(f"{case:<18} {stage:<9} {total:>12,} {added:>10}", flush=True)
             before = total
+            if args.functions > 0:
+                for cost, name in _top_functions(root, case, stage, args.functions):
+                    print(f"    {cost:>12,}  {name}", flush=True)
 
 
 if __name__ == "__main__":

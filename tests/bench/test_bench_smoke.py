@@ -224,3 +224,61 @@ def test_the_ceiling_with_work_spends_it_and_answers_the_same_bytes(monkeypatch:
     call(5000)
     call(250)
     assert asked == [0.005, 0.00025]
+
+
+ANNOTATED = """\
+--------------------------------------------------------------------------------
+Ir
+--------------------------------------------------------------------------------
+2,238,561,499 (100.0%)  PROGRAM TOTALS
+
+--------------------------------------------------------------------------------
+Ir                       file:function
+--------------------------------------------------------------------------------
+22,348,428,733 (998.3%)  ???:0x0000000004936718'2 [???]
+22,348,315,555 (998.3%)  /py/Python/ceval.c:_PyEval_EvalFrameDefault'2 [/py/lib/libpython3.11.so.1.0]
+ 2,238,000,000 (99.9%)  ???:(below main) [/py/bin/python3.11]
+   146,685,000 ( 6.55%)  build/synthgpt/__native_x.c:CPyPy_drawing___draw_output [/s/native_x.so]
+   145,971,000 ( 6.52%)  build/synthgpt/__native_x.c:CPyDef_drawing___draw_output [/s/native_x.so]
+       500,000 ( 0.02%)  /work/build/synthgpt/__native_x.c:CPyDef_drawing___draw_output
+    16,780,000 ( 0.75%)  /py/_blake2/blake2b-ref.c:PyBlake2_blake2b_compress.isra.0 [/py/_blake2.so]
+"""
+
+
+def test_function_costs_name_compiled_and_c_functions_once() -> None:
+    """callgrind_annotate's table as function -> instructions: mypyc's own names (its wrappers, the
+    nameless interpreter frames and recursive cycles left out), a name listed twice counted once, the
+    total kept."""
+    from bench.instructions import TOTAL, function_costs
+
+    assert function_costs(ANNOTATED) == {
+        TOTAL: 2_238_561_499,
+        "drawing___draw_output": 145_971_000,
+        "PyBlake2_blake2b_compress.isra.0": 16_780_000,
+    }
+
+
+def test_functions_are_listed_per_request_under_each_stage(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--functions N`: each stage's total, then its N costliest functions per request (the difference
+    of the long and the short run over their 200 requests), the run's roots left out."""
+    import shutil
+
+    from bench import instructions
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(instructions, "_count", lambda root, case, stage, n: 1_000 * n)
+
+    def functions(root: object, case: str, stage: str, n: int) -> dict[str, int]:
+        return {instructions.TOTAL: 1_000 * n, "main": 990 * n, "draw": 400 * n, "encode": 100 * n,
+                "startup": 7}  # fmt: skip
+
+    monkeypatch.setattr(instructions, "_functions", functions)
+    instructions.main(["--cases", "chat", "--stages", "app", "--functions", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3:] == [
+        f"{'chat':<18} {'app':<9} {1000:>12,} {'':>10}",
+        f"    {400:>12,}  draw",
+        f"    {100:>12,}  encode",
+    ]
