@@ -355,6 +355,7 @@ _DELTA_EVENT_KEYS = ["type", "delta", "usage"]
 _START_KEYS = ["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]
 _DELTA_KEYS = ["stop_reason", "stop_sequence"]
 _USAGE_KEYS = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"]
+_TIER_USAGE_KEYS = [*_USAGE_KEYS, "service_tier"]
 
 
 def _message_start(message: Any) -> str | None:
@@ -397,10 +398,7 @@ def _message_delta(delta: Any, usage: Any) -> str | None:
 def _usage_json(usage: Any, tier: bool) -> str | None:
     """The JSON of `_usage`'s dict (without its `service_tier` unless `tier`), or None if it is not
     four ints and, with `tier`, the tier's str, in that order."""
-    if type(usage) is not dict:
-        return None
-    keys = list(usage)
-    if keys[:4] != _USAGE_KEYS or len(keys) != 4 + tier or (tier and keys[4] != "service_tier"):
+    if type(usage) is not dict or list(usage) != (_TIER_USAGE_KEYS if tier else _USAGE_KEYS):
         return None
     numbers = [usage[k] for k in _USAGE_KEYS]
     if any(type(n) is not int for n in numbers):
