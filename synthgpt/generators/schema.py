@@ -39,6 +39,7 @@ __all__ = ["FromSchema", "validate_supported"]
 
 _SPREAD = 256
 """At most this many characters past a pattern's minimum: `maxLength: 1e9` allows that, never asks for it."""
+_STRING_ATTEMPTS = 40  # draws of a string tried against its minLength and maxLength
 
 _UNBUILT = object()
 
@@ -296,9 +297,13 @@ class FromSchema(Generator[Any]):
         # quantifiers stretch by a random amount up to what minLength needs, the spread keeps under maxLength
         need = max(0, lo - pattern.min_len) if pattern else 0
         spread = 8 if hi is None else max(1, min(hi - lo, _SPREAD))
-        for attempt in range(40):
+        for attempt in range(_STRING_ATTEMPTS):
             c = ctx.fork(("retry", attempt)) if attempt else ctx
-            low = c.rng.randint(0, need) if need else 0
+            # the first half of the attempts stretch by a random amount; the rest by all that minLength
+            # needs, which reaches it whenever one quantifier can stretch that far (a random stretch seldom
+            # does for one wide quantifier: `[A-Z]{2,40}` with minLength 38 found none in 40 tries for
+            # some seeds)
+            low = (c.rng.randint(0, need) if attempt < _STRING_ATTEMPTS // 2 else need) if need else 0
             v = pattern.sample(c.rng, low, low + spread) if pattern else FORMATS[fmt](c)
             if lo <= len(v) and (hi is None or len(v) <= hi):
                 return v

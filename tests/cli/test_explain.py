@@ -63,9 +63,9 @@ def test_prints_the_trace_and_the_answer(folder: Path) -> None:
         "seed 42, rules tried in order:\n"
         "   refund  (rules.yaml:3:5): last_user(contains='refund') is false\n"
         "=> weather  (rules.yaml:6:5): answers; captures city='Lisbon'\n"
-        "answer: 200 from rule 'weather' (answer seed 868114352007966111):\n"
+        "answer: 200 from rule 'weather' (answer seed 16484793531648625632):\n"
         "{\n"
-        '  "id": "msg_01L1RLkymb3JdNXlgq06COOK",\n'
+        '  "id": "msg_01ARV8KNmauKKEG4INg2zjI8",\n'
         '  "type": "message",\n'
         '  "role": "assistant",\n'
         '  "model": "claude-x",\n'
@@ -94,7 +94,7 @@ def test_prints_the_trace_and_the_answer(folder: Path) -> None:
     mock = load_files([folder / "rules.yaml"]).mock()
     client = httpx2.Client(transport=InProcessTransport2(mock), base_url="http://t")
     assert (
-        json.loads(done.stdout.partition("868114352007966111):\n")[2])
+        json.loads(done.stdout.partition("16484793531648625632):\n")[2])
         == client.post("/v1/messages", json=body).json()
     )
 
@@ -108,7 +108,7 @@ def test_a_request_file_streamed_is_the_servers_stream_byte_for_byte(folder: Pat
     assert head.splitlines()[1:] == [
         "seed 7, rules tried in order:",
         "=> refund  (rules.yaml:3:5): answers",
-        "answer: 200 from rule 'refund' (answer seed 2049888246992858840)",
+        "answer: 200 from rule 'refund' (answer seed 12059165665634714337)",
     ]
     mock = load_files([folder / "rules.yaml"]).mock(seed=7)
     client = httpx2.Client(transport=InProcessTransport2(mock), base_url="http://t")
@@ -138,7 +138,7 @@ def test_the_built_in_rules_answer_without_files(folder: Path) -> None:
         "   embeddings_triggers: api('embeddings') is false",
         "   embeddings: api('embeddings') is false",
         "=> triggers: answers",
-        "answer: 429 from rule 'triggers' (answer seed 12969465240161670312):",
+        "answer: 429 from rule 'triggers' (answer seed 8711307083920019626):",
     ]
     assert '"code": "rate_limit_exceeded"' in done.stdout
 

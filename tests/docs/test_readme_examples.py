@@ -29,7 +29,7 @@ def test_dsl_example_prints_the_profile_answer(tmp_path: Path) -> None:
     script.write_text(_block_containing("mock = MockGPT("), encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == '{"id":"user_mUUyyi6j0DVPYwHygIL68pbo","age":36}\nprofile\n'
+    assert done.stdout == '{"id":"user_0lNi4cpKT3UhWAnSnZ0Q3VI3","age":53}\nprofile\n'
 
 
 def test_plugin_example_passes(pytester: pytest.Pytester) -> None:

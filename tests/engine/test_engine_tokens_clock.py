@@ -146,15 +146,15 @@ def test_prompt_tokens_count_tool_calls_and_tool_definitions() -> None:
 def test_derive_seed_is_pinned_and_length_prefixed() -> None:
     assert derive_seed("a", 1) == derive_seed("a", "1")
     assert derive_seed("ab", "c") != derive_seed("a", "bc")
-    assert derive_seed() == 13020603013274838756
-    assert derive_seed(0, "rule", 123) == 8437441745257212098
+    assert derive_seed() == 3244421341483603138  # XXH3-64 of no bytes: 0x2D06800538D394C2
+    assert derive_seed(0, "rule", 123) == 12931225397231525884
     assert 0 <= derive_seed("x") < 2**64
 
 
 def test_token_from_seed_and_canonical_json() -> None:
-    assert (token_from_seed(1, 10), token_from_seed(2, 10)) == ("SpJTeXZgJ0", "B2GLmlNPFv")  # pinned
-    assert token_from_seed(1, 40) == "SpJTeXZgJ00F5Wr4casEzC2Dxi7DNvSRwkOkL31m"
-    assert token_from_seed(7, 6, alphabet="ab") == "babbba"
+    assert (token_from_seed(1, 10), token_from_seed(2, 10)) == ("byj8UOpFdJ", "HrJKcbaO3P")  # pinned
+    assert token_from_seed(1, 40) == "byj8UOpFdJb2JStQQcZh50AGFxMt222fva5eKCFP"
+    assert token_from_seed(7, 6, alphabet="ab") == "babbaa"
     assert token_from_seed(1, 40).startswith(token_from_seed(1, 10))
     assert token_from_seed(1, 200).startswith(token_from_seed(1, 64))
     assert len(token_from_seed(1, 200)) == 200 and token_from_seed(1, 0) == ""

@@ -77,7 +77,8 @@ def test_reasoning_true_always_thinks_auto_only_when_asked_false_never() -> None
     forced = MockGPT([Rule("r", m.always(), "answer", reasoning=True)]).generate(plain)
     assert forced.reasoning == (
         "The user is asking about plan. They want an explanation, so a few clear sentences should do. "
-        "A common answer should cover the main points first. I will keep the answer focused."
+        "A main answer should cover the main points first. I will start with the most useful point and stay "
+        "brief."
     )
     assert forced.usage.reasoning_tokens > 0
     errors = MockGPT([Rule("r", m.always(), error={"status": 500}, reasoning=True)]).generate(plain)

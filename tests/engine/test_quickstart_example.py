@@ -13,14 +13,14 @@ SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"
 
 EXPECTED = """\
 [weather] "What's the weather in town?"
-    -> tool call get_weather({"city":"Pittmanmouth"}) id=call_frfIBiTLjFS3kMQBoHyDteuB
-    finish=tool_calls usage=78+14 tokens
+    -> tool call get_weather({"city":"East Jack"}) id=call_gyZOsLzd5pqYqpTwnSZdBsEq
+    finish=tool_calls usage=78+13 tokens
 [greeting] 'Hi, my name is Ada.'
-    -> 'Nice to meet you, Ada! Your lucky number is 84.'
+    -> 'Nice to meet you, Ada! Your lucky number is 78.'
     finish=stop usage=14+15 tokens
 [profile] 'Create a user profile.'
-    -> '{"id":"user_HVjA9oVLM43rTABkIXaHz2yc","name":"Jessica Webb","age":22}'
-    finish=stop usage=14+32 tokens
+    -> '{"id":"user_6Na5i7v8fdy54lHQoYtPt6pq","name":"Karen Duffy","age":21}'
+    finish=stop usage=14+33 tokens
 [default] 'Summarise this. It has three sentences. The last is dropped.'
     -> 'Summarise this. It has three sentences.'
     finish=stop usage=26+13 tokens
@@ -29,11 +29,11 @@ EXPECTED = """\
     finish=length usage=26+4 tokens
 
 journal:
-  #0 rule=weather seed=4695853085440995257 at=1700000000 captures={}
-  #1 rule=greeting seed=5763199105902739011 at=1700000000 captures={'name': 'Ada'}
-  #2 rule=profile seed=3139942740772706111 at=1700000000 captures={}
-  #3 rule=default seed=6929466695024842352 at=1700000000 captures={}
-  #4 rule=default seed=3756283669900403009 at=1700000000 captures={}
+  #0 rule=weather seed=367603807785513334 at=1700000000 captures={}
+  #1 rule=greeting seed=11852700632197173383 at=1700000000 captures={'name': 'Ada'}
+  #2 rule=profile seed=3357678202043604372 at=1700000000 captures={}
+  #3 rule=default seed=257704104791427131 at=1700000000 captures={}
+  #4 rule=default seed=3785548262726124398 at=1700000000 captures={}
 
 same answer again: True
 """

@@ -57,7 +57,7 @@ def test_state_round_trips_and_reseeding_restarts() -> None:
     rng.seed(99)
     assert [rng.random() for _ in range(5)] == first
     rng.seed("text")  # any hashable seed, as random.Random takes, without the process's str hash
-    assert rng.random() == DrawRandom(label_key("text")).random() == 0.28930226146362337
+    assert rng.random() == DrawRandom(label_key("text")).random() == 0.8305775165663504
 
 
 def test_indices_cover_the_range_evenly() -> None:

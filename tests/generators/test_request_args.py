@@ -92,7 +92,7 @@ def test_trip_fields_draw_city_names_when_the_request_names_none() -> None:
     ask = {"model": "synth-1", "messages": [{"role": "user", "content": "book something"}], "tools": tools}
     out = MockGPT(seed=0).generate(ask)
     args = json.loads(out.tool_calls[0].arguments)
-    assert args == {"destinationCity": "South Kristinemouth", "origin_city": "Port Toddtown"}  # Faker cities
+    assert args == {"destinationCity": "Aaronville", "origin_city": "Juliefort"}  # Faker cities
 
 
 def test_fields_named_for_nothing_skip_the_lookups_and_lose_nothing() -> None:

@@ -315,9 +315,8 @@ def test_summaries_are_sentences_about_what_was_asked() -> None:
         # a whole sentence that fits, when one of the templates does: never one cut mid-way
         assert len(v["description"]) <= 80 and v["description"].endswith("."), v
     assert FromSchema(schema).draw(DrawContext(asked, 0)) == {
-        "description": "For the movie Inception, a small test usually works better than a clever work.",
-        "summary": "In practice, what matters most for the movie Inception is a large option, more than any "
-        "single effort.",
+        "description": "It is worth checking the section early, because small differences there add up.",
+        "summary": "If the region changes, expect the benefit around the movie Inception to change with it.",
     }
 
 
@@ -537,6 +536,14 @@ def test_pattern_with_lengths() -> None:
     for schema in cases:
         for seed in range(30):
             check_valid(schema, draw(schema, seed))
+
+
+def test_a_wide_quantifier_reaches_a_high_min_length_for_every_seed() -> None:
+    """A random stretch of `[A-Z]{2,40}` reaches 38 characters about one try in eight: 40 tries failed for
+    some seeds (seed 25 once seeds were XXH3's). The later tries stretch by all that minLength needs."""
+    schema = {"type": "string", "pattern": r"^[A-Z]{2,40}$", "minLength": 38}
+    for seed in range(400):
+        check_valid(schema, draw(schema, seed))
 
 
 def test_pattern_length_bounds() -> None:

@@ -224,10 +224,11 @@ def test_error_trigger(status: int, retry: int | None) -> None:
 def test_incomplete_cuts_at_half_the_answer() -> None:
     out = ask("Tell me about rivers !MOCK_INCOMPLETE!")
     assert out.finish_reason == "length"
-    # pinned: half (26) of the uncut answer's tokens, cut inside "still"
-    assert out.usage.completion_tokens == 26 == count_tokens(out.text)
+    # pinned: half (53) of the uncut answer's tokens, cut inside "because"
+    assert out.usage.completion_tokens == 53 == count_tokens(out.text)
     assert out.text == (
-        "In short, the heart of rivers is a simple signal. A good test is whether the view stil"
+        "Good question: it comes down to a few ideas about rivers. Most people start with the skill and only "
+        "later notice how much the trend matters. It is worth checking the step early, beca"
     )
 
 
