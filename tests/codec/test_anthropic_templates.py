@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from synthgpt.codec.anthropic.encode import MessagesCodec, _written_out
+from synthgpt.codec.anthropic.encode import MessagesCodec, _event_parts, _plain_text_parts, _written_out
 from synthgpt.codec.base import render_frame
+from synthgpt.codec.runs import expand
 from synthgpt.codec.sse import plan_parts
 from synthgpt.model import Choice, ModelOutput, ReasoningPart, StreamPlan, TextOut, ToolCallPart, Usage
 from tests.codec.test_frame_runs import AWKWARD, reference_json, sse
@@ -60,6 +61,17 @@ def test_stream_is_its_events_through_json_dumps(output: ModelOutput) -> None:
     for event in events:  # each template's text, where it writes one, is the event's JSON
         written = _written_out(event)
         assert written is None or written == reference_json(event)
+
+
+@pytest.mark.parametrize("output", OUTPUTS.values(), ids=OUTPUTS.keys())
+def test_a_one_text_answer_is_framed_without_its_events_as_they_frame(output: ModelOutput) -> None:
+    """Every answer of one text block takes the short way (`_plain_text_parts`), with the frames the
+    events give, names and the terminal flag included; the others take the general way."""
+    plain = _plain_text_parts(output)
+    one_text = [type(p) for p in output.parts] == [TextOut]
+    assert (plain is not None) == one_text
+    if plain is not None:
+        assert expand(plain) == expand(_event_parts(output))
 
 
 def test_the_templated_kinds_are_written_out() -> None:
