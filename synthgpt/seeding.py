@@ -61,9 +61,10 @@ def _seed_of(data: bytes) -> int:
 
     XXH3's output is fixed by its specification (the same on every platform, in every process and
     version of the library since xxHash 0.8), so seeds are as stable as BLAKE2b's were. No seed needs a
-    cryptographic hash: a seed's bits only have to be well mixed, and SplitMix64 mixes them again before
-    any value is drawn. XXH3 takes ~40 ns where BLAKE2b's reference code took ~450 (a chat answer derives
-    about ten seeds and two ids).
+    cryptographic hash: a seed's bits only have to be well mixed, and a seed is mixed again before any
+    value is drawn from it (SplitMix64's output function, or Faker's and `random`'s own seeding); a
+    collision gives two requests one seed, nothing worse. XXH3 takes ~40 ns where BLAKE2b's reference
+    code took ~450 (a chat answer derives about ten seeds and two ids).
     """
     return xxh3_64_intdigest(data)
 
