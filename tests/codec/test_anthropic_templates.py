@@ -74,6 +74,34 @@ def test_a_one_text_answer_is_framed_without_its_events_as_they_frame(output: Mo
         assert expand(plain) == expand(_event_parts(output))
 
 
+class _Model(str):
+    pass
+
+
+_BOOL_CACHED = Usage(prompt_tokens=12, completion_tokens=34, cached_tokens=5).model_copy(
+    update={"cached_tokens": True}
+)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [{"usage": _BOOL_CACHED}, {"model": _Model("claude-x")}],
+    ids=["bool-count", "str-subclass-model"],
+)  # fmt: skip
+def test_a_one_text_answer_of_unusual_types_takes_the_general_way(odd: dict[str, Any]) -> None:
+    """A count that is a bool (JSON `true`, which the short way's f-strings would write `True`) or a model
+    name of a str subclass: the short way declines, and the stream is still its events' JSON."""
+    output = output_of([TextOut(text="hi")]).model_copy(update=odd)
+    assert _plain_text_parts(output) is None
+    codec = MessagesCodec()
+    request = codec.decode({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "Hi"}]},
+                           {"x-api-key": "k"}, {})  # fmt: skip
+    expected = sse([(e["type"], e) for e in codec.events(output, request)])
+    assert b"".join(render_frame(f) for f in codec.frames(output, request)) == expected
+    if "usage" in odd:
+        assert b'"cache_read_input_tokens":true' in expected
+
+
 def test_the_templated_kinds_are_written_out() -> None:
     """A plain text answer's stream goes through no encoder pass: every event has its template."""
     codec = MessagesCodec()

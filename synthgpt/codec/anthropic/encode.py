@@ -244,18 +244,13 @@ def _plain_text_parts(output: ModelOutput) -> list[Part] | None:
         return None
     if sequence is not None and type(sequence) is not str:
         return None
-    msg_id = output.stream.id or "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22)
+    msg_id = _message_id(output)
     if type(msg_id) is not str:
         return None
-    counts = (f'{{"input_tokens":{prompt - cached},"cache_creation_input_tokens":0,'
-              f'"cache_read_input_tokens":{cached},"output_tokens":')  # fmt: skip
-    start = (f'{{"type":"message_start","message":{{"id":{encode_basestring(msg_id)},"type":"message",'
-             f'"role":"assistant","model":{encode_basestring(model)},"content":[],"stop_reason":null,'
-             f'"stop_sequence":null,"usage":{counts}{min(1, completion)},'
-             '"service_tier":"standard"}}}')  # fmt: skip
-    stop = "null" if sequence is None else encode_basestring(sequence)
-    delta = (f'{{"type":"message_delta","delta":{{"stop_reason":{encode_basestring(_stop_reason(output))},'
-             f'"stop_sequence":{stop}}},"usage":{counts}{completion}}}}}')  # fmt: skip
+    # what `_usage` counts, as `_stream_parts` puts it in each event
+    fresh = prompt - cached
+    start = _start_json(msg_id, model, _usage_text(fresh, 0, cached, min(1, completion), "standard"))
+    delta = _delta_json(_stop_reason(output), sequence, _usage_text(fresh, 0, cached, completion, None))
     frames: list[Part] = [
         Frame(start, "message_start"),
         Frame(_TEXT_START, "content_block_start"),
@@ -352,9 +347,20 @@ class _TextRun:
 
 
 _PING, _STOP = '{"type":"ping"}', '{"type":"message_stop"}'
-_TEXT_START = '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'
-_TEXT_STOP = '{"type":"content_block_stop","index":0}'
 _STOP_KEYS = ["type", "index"]
+
+
+def _block_stop_json(index: int) -> str:
+    return '{"type":"content_block_stop","index":' + str(index) + "}"
+
+
+def _text_start_json(index: int) -> str:
+    """A text block's start: its block empty."""
+    return f'{{"type":"content_block_start","index":{index},"content_block":{{"type":"text","text":""}}}}'
+
+
+_TEXT_START, _TEXT_STOP = _text_start_json(0), _block_stop_json(0)
+"""The frames around a one-text-block answer's text (`_plain_text_parts`)."""
 
 
 def _render(event: Event) -> str:
@@ -383,13 +389,13 @@ def _written_out(event: Event) -> str | None:
             return _STOP
     elif kind == "content_block_stop":
         if list(event) == _STOP_KEYS and type(event["index"]) is int:
-            return '{"type":"content_block_stop","index":' + str(event["index"]) + "}"
+            return _block_stop_json(event["index"])
     elif kind == "content_block_start":
         if list(event) != _BLOCK_START_KEYS:
             return None
         index, block = event["index"], event["content_block"]
         if type(index) is int and type(block) is dict and list(block) == _TEXT_KEYS and block == _EMPTY_TEXT:
-            return f'{{"type":"content_block_start","index":{index},"content_block":{_EMPTY_TEXT_JSON}}}'
+            return _text_start_json(index)
     elif kind == "message_start":
         return _message_start(event["message"]) if list(event) == _START_EVENT_KEYS else None
     elif kind == "message_delta":
@@ -400,7 +406,6 @@ def _written_out(event: Event) -> str | None:
 _BLOCK_START_KEYS = ["type", "index", "content_block"]
 _TEXT_KEYS = ["type", "text"]
 _EMPTY_TEXT = {"type": "text", "text": ""}
-_EMPTY_TEXT_JSON = '{"type":"text","text":""}'
 _START_EVENT_KEYS = ["type", "message"]
 _DELTA_EVENT_KEYS = ["type", "delta", "usage"]
 _START_KEYS = ["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]
@@ -419,11 +424,14 @@ def _message_start(message: Any) -> str | None:
     if message["content"] != [] or message["stop_reason"] is not None or message["stop_sequence"] is not None:
         return None
     written = _usage_json(message["usage"], True)
-    if written is None:
-        return None
+    return None if written is None else _start_json(msg_id, model, written)
+
+
+def _start_json(msg_id: str, model: str, usage: str) -> str:
+    """`message_start`'s JSON for a message with no content yet, its usage already written."""
     return (f'{{"type":"message_start","message":{{"id":{encode_basestring(msg_id)},"type":"message",'
             f'"role":"assistant","model":{encode_basestring(model)},"content":[],"stop_reason":null,'
-            f'"stop_sequence":null,"usage":{written}}}}}')  # fmt: skip
+            f'"stop_sequence":null,"usage":{usage}}}}}')  # fmt: skip
 
 
 def _message_delta(delta: Any, usage: Any) -> str | None:
@@ -431,19 +439,17 @@ def _message_delta(delta: Any, usage: Any) -> str | None:
     if type(delta) is not dict or list(delta) != _DELTA_KEYS:
         return None
     reason, sequence = delta["stop_reason"], delta["stop_sequence"]
-    if type(reason) is not str:
-        return None
-    if sequence is None:
-        stop = "null"
-    elif type(sequence) is str:
-        stop = encode_basestring(sequence)
-    else:
+    if type(reason) is not str or (sequence is not None and type(sequence) is not str):
         return None
     written = _usage_json(usage, False)
-    if written is None:
-        return None
+    return None if written is None else _delta_json(reason, sequence, written)
+
+
+def _delta_json(reason: str, sequence: str | None, usage: str) -> str:
+    """`message_delta`'s JSON, its usage already written."""
+    stop = "null" if sequence is None else encode_basestring(sequence)
     return (f'{{"type":"message_delta","delta":{{"stop_reason":{encode_basestring(reason)},'
-            f'"stop_sequence":{stop}}},"usage":{written}}}')  # fmt: skip
+            f'"stop_sequence":{stop}}},"usage":{usage}}}')  # fmt: skip
 
 
 def _usage_json(usage: Any, tier: bool) -> str | None:
@@ -452,15 +458,18 @@ def _usage_json(usage: Any, tier: bool) -> str | None:
     if type(usage) is not dict or list(usage) != (_TIER_USAGE_KEYS if tier else _USAGE_KEYS):
         return None
     numbers = [usage[k] for k in _USAGE_KEYS]
-    if any(type(n) is not int for n in numbers):
+    service = usage["service_tier"] if tier else None
+    if any(type(n) is not int for n in numbers) or (tier and type(service) is not str):
         return None
     a, b, c, d = numbers
-    written = (f'{{"input_tokens":{a},"cache_creation_input_tokens":{b},"cache_read_input_tokens":{c},'
-               f'"output_tokens":{d}')  # fmt: skip
-    if not tier:
-        return written + "}"
-    service = usage["service_tier"]
-    return None if type(service) is not str else f'{written},"service_tier":{encode_basestring(service)}}}'
+    return _usage_text(a, b, c, d, service)
+
+
+def _usage_text(inputs: int, created: int, read: int, outputs: int, tier: str | None) -> str:
+    """The JSON of `_usage`'s dict from its four counts, with its `service_tier` unless None."""
+    written = (f'{{"input_tokens":{inputs},"cache_creation_input_tokens":{created},'
+               f'"cache_read_input_tokens":{read},"output_tokens":{outputs}')  # fmt: skip
+    return written + "}" if tier is None else f'{written},"service_tier":{encode_basestring(tier)}}}'
 
 
 _WITH_NULLS = frozenset({"message_start", "message_delta"})
@@ -509,11 +518,16 @@ def _stop_reason(output: ModelOutput) -> str:
     return reason
 
 
+def _message_id(output: ModelOutput) -> str:
+    """`msg_01…` from the answer's seed, or the id its rule pins."""
+    return output.stream.id or "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22)
+
+
 def _message(output: ModelOutput, blocks: list[dict[str, Any]], stop_reason: str | None) -> dict[str, Any]:
     for b in blocks:
         b.pop("_json", None)
     return {
-        "id": output.stream.id or "msg_01" + token_from_seed(derive_seed(output.id_seed, "message"), 22),
+        "id": _message_id(output),
         "type": "message",
         "role": "assistant",
         "model": output.model,
