@@ -156,7 +156,7 @@ def function_costs(annotated: str) -> dict[str, int]:
             table = True
             continue
         found = _COST_LINE.match(line)
-        if found is not None and found.group(2) == "PROGRAM TOTALS":
+        if found is not None and found.group(2) == TOTAL:
             costs[TOTAL] = int(found.group(1).replace(",", ""))
             continue
         if found is None or not table:

@@ -488,8 +488,6 @@ def token_from_seed(seed: int, length: int, alphabet: str = _ALPHABET) -> str:
     # the seed's digits by an f-string: compiled (synthgpt.native), `b"%d" % seed` of an int parameter
     # above 2**62 leaks a reference to the int (mypyc; tests/packaging/test_native_build.py)
     digits = f"{seed}".encode()
-    if length <= 16:
-        return xxh3_128_digest(digits)[:length].translate(table).decode()
     blocks = [xxh3_128_digest(digits, i) for i in range((length + 15) // 16)]
     return b"".join(blocks)[:length].translate(table).decode()
 

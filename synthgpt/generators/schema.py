@@ -303,7 +303,9 @@ class FromSchema(Generator[Any]):
             # needs, which reaches it whenever one quantifier can stretch that far (a random stretch seldom
             # does for one wide quantifier: `[A-Z]{2,40}` with minLength 38 found none in 40 tries for
             # some seeds)
-            low = (c.rng.randint(0, need) if attempt < _STRING_ATTEMPTS // 2 else need) if need else 0
+            low = 0
+            if need:
+                low = c.rng.randint(0, need) if attempt < _STRING_ATTEMPTS // 2 else need
             v = pattern.sample(c.rng, low, low + spread) if pattern else FORMATS[fmt](c)
             if lo <= len(v) and (hi is None or len(v) <= hi):
                 return v

@@ -38,10 +38,9 @@ def plain_token(seed: int, length: int, alphabet: str) -> str:
 
 
 def test_seeds_and_ids_are_xxh3_as_specified() -> None:
-    """The hash is XXH3 itself: its specification's values for the empty input (64 and 128 bits)."""
+    """The hash is XXH3 itself: a seed of no parts hashes no bytes, whose XXH3-64 is its specification's
+    test value (the ids' XXH3-128 blocks are checked against `plain_token` below)."""
     assert derive_seed() == 0x2D06800538D394C2
-    assert xxhash.xxh3_128(b"").hexdigest() == "99aa06d3014798d86001c324468d497f"
-    assert token_from_seed(0, 40, HEX) == plain_token(0, 40, HEX)
 
 
 def test_seeds_and_ids_match_the_plain_algorithms() -> None:
