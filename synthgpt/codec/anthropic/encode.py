@@ -237,9 +237,11 @@ def _plain_text_parts(output: ModelOutput) -> list[Part] | None:
     parts = output.parts
     if len(parts) != 1 or type(parts[0]) is not TextOut:
         return None
-    usage, model = output.usage, output.model
+    # `usage` as `Any`: compiled (synthgpt.native), reading a count typed `int` unboxes a bool to 1 before
+    # the checks below could see it
+    usage: Any = output.usage
     prompt, cached, completion = usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens
-    sequence = output.choices[0].stop_sequence
+    model, sequence = output.model, output.choices[0].stop_sequence
     if not (type(prompt) is int and type(cached) is int and type(completion) is int and type(model) is str):
         return None
     if sequence is not None and type(sequence) is not str:
