@@ -31,6 +31,7 @@ from .schema_check import (
     _span,
     _types,
     validate_supported,
+    whole_counts,
 )
 from .schema_names import FORMATS, fit_text, text_for_name
 from .schema_plan import Plan, compile_plan
@@ -76,6 +77,7 @@ class FromSchema(Generator[Any]):
         if max_depth < 1:
             raise RuleError(f"from_schema: max_depth must be >= 1, got {max_depth}")
         self.schema: Schema = copy.deepcopy(schema)  # the caller mutating its dict later changes nothing
+        whole_counts(self.schema)
         self.max_depth = max_depth
         self._s = _Schema(self.schema)
         self.overrides = {str(k): lift(v) for k, v in (overrides or {}).items()}

@@ -70,8 +70,34 @@ def _nonempty_list(v: Any) -> bool:
     return isinstance(v, list) and bool(v)
 
 
+def _is_count(v: Any) -> bool:
+    """A non-negative integer as JSON Schema counts it: `3` or `3.0`, never `inf` or `nan`."""
+    return _is_num(v) and (isinstance(v, int) or v.is_integer()) and v >= 0
+
+
+def whole_counts(schema: Any) -> None:
+    """Make every count written as a whole float (`"maxItems": 3.0`, a JSON Schema integer) an int, in place
+    and before the check: drawing slices, repeats and ranges by the counts, which a float refuses. Only for
+    the generator's own copy: a caller's schema is left as written."""
+    seen: set[int] = set()
+    todo = [schema]
+    while todo:  # no recursion: a deep schema is the check's to refuse, with its pointer
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in _COUNTS and type(v) is float and v.is_integer():
+                    node[k] = int(v)  # (a value replaced, no key added: the iteration stays valid)
+                elif isinstance(v, dict | list):
+                    todo.append(v)
+        elif isinstance(node, list):
+            todo += [v for v in node if isinstance(v, dict | list)]
+
+
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    **dict.fromkeys(_COUNTS, (lambda v: _is_num(v) and v == int(v) and v >= 0, "a non-negative integer")),
+    **dict.fromkeys(_COUNTS, (_is_count, "a non-negative integer")),
     **dict.fromkeys(("minimum", "maximum"), (_is_num, "a number")),
     **dict.fromkeys(
         ("exclusiveMinimum", "exclusiveMaximum"), (lambda v: _is_num(v) or v in (True, False), "a number")

@@ -334,6 +334,40 @@ def test_lengths_are_respected_after_choosing_content() -> None:
         assert not v["description"].endswith(" ")
 
 
+COUNTED = obj(
+    {
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
+        "code": {"type": "string", "minLength": 2, "maxLength": 5},
+        "name": {"type": "string", "maxLength": 12},
+        "sku": {"type": "string", "pattern": "^[A-Z]{1,9}$", "minLength": 4, "maxLength": 6},
+        "pair": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False, "maxItems": 1},
+        "nested": {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxItems": 2}]},
+    },
+    required=["tags", "code", "name", "sku", "pair", "nested"],
+)
+
+
+def _counts_as_floats(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            k: float(v) if k in ("minLength", "maxLength", "minItems", "maxItems") else _counts_as_floats(v)
+            for k, v in schema.items()
+        }
+    return [_counts_as_floats(v) for v in schema] if isinstance(schema, list) else schema
+
+
+def test_counts_written_as_whole_floats_draw_what_the_integers_draw() -> None:
+    # `"maxItems": 3.0` is a valid JSON Schema integer; it raised a TypeError (a 500 when a request asked)
+    floats = _counts_as_floats(COUNTED)
+    plain, written = FromSchema(COUNTED), FromSchema(floats)
+    for seed in range(40):
+        value = written.draw(ctx(seed))
+        check_valid(floats, value)
+        assert value == plain.draw(ctx(seed))
+    # the caller's schema is left as it was written
+    assert repr(floats) == repr(_counts_as_floats(COUNTED)) and "'maxItems': 3.0" in repr(floats)
+
+
 @pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_formats(fmt: str) -> None:
     schema = {"type": "string", "format": fmt}
@@ -660,6 +694,18 @@ def test_unsupported_pattern_in_schema_names_the_pointer() -> None:
         (
             {"type": "string", "maxLength": -1},
             "schema at '/': maxLength must be a non-negative integer, got -1",
+        ),
+        (  # an infinite or NaN count (YAML's `.inf`) raised OverflowError / ValueError, not a SchemaError
+            {"type": "array", "maxItems": float("inf")},
+            "schema at '/': maxItems must be a non-negative integer, got inf",
+        ),
+        (
+            {"type": "string", "minLength": float("nan")},
+            "schema at '/': minLength must be a non-negative integer, got nan",
+        ),
+        (
+            {"type": "string", "minLength": 2.5},
+            "schema at '/': minLength must be a non-negative integer, got 2.5",
         ),
         ({"multipleOf": 0}, "schema at '/': multipleOf must be a number > 0, got 0"),
         ({"enum": []}, "schema at '/': enum must be a non-empty array, got []"),

@@ -3,6 +3,7 @@ draw may touch files or the environment, and its errors may quote them (issue 11
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -72,3 +73,27 @@ async def test_a_template_over_budget_is_a_500_with_its_own_code() -> None:
         "param": None,
         "code": "draw_over_budget",
     }
+
+
+async def test_a_request_schema_with_whole_float_counts_is_answered() -> None:
+    # JSON Schema counts such as `"maxItems": 3.0` are integers; they failed the draw with a TypeError (500)
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3.0},
+            "code": {"type": "string", "minLength": 2.0, "maxLength": 5.0},
+        },
+        "required": ["tags", "code"],
+        "additionalProperties": False,
+    }
+    body = {
+        **CHAT,
+        "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}},
+    }
+    app = create_app(MockGPT(seed=0))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth") as c:
+        r = await c.post("/v1/chat/completions", json=body)
+    assert r.status_code == 200, r.text
+    document = json.loads(r.json()["choices"][0]["message"]["content"])
+    assert sorted(document) == ["code", "tags"]
+    assert 1 <= len(document["tags"]) <= 3 and 2 <= len(document["code"]) <= 5
