@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -150,6 +151,26 @@ class _Lowest:
 _LOWEST: Any = _Lowest()
 
 
+def _finite(bound: Any, integer: bool) -> bool:
+    """Whether a number's bound (None: none) is one drawing can reach: any int for an integer, a value
+    within the floats' range for a number."""
+    if bound is None or (integer and type(bound) is int):
+        return True
+    return bool(-sys.float_info.max <= bound <= sys.float_info.max)
+
+
+def _inside(lo: Any, lox: bool, hi: Any, hix: bool, ok: Callable[[float], bool], a: float) -> float:
+    """A finite float within the bounds when drawing and the middle missed them: the midpoint without
+    overflow, then the floats at or next to each bound (`a` when the bounds allow none, which the check
+    before drawing refuses)."""
+    tried = [a / 2 + (hi if hi is not None else a) / 2]
+    if lo is not None:
+        tried.append(math.nextafter(float(lo), math.inf) if lox else float(lo))
+    if hi is not None:
+        tried.append(math.nextafter(float(hi), -math.inf) if hix else float(hi))
+    return next((c for c in tried if math.isfinite(c) and ok(c)), a)
+
+
 def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> int | float | None:
     """A value within f's bounds, or None if there is none; with no rng, only whether one exists."""
     draw = number_drawer(f, name, integer)
@@ -177,6 +198,15 @@ def _number_drawers(
 ) -> tuple[Callable[[random.Random], int | float] | None, Callable[[int], int | float] | None]:
     """`number_drawer` and `number_output_drawer` of f."""
     lo, lox, hi, hix = _bounds(f)
+    if not _finite(lo, integer) or not _finite(hi, integer):
+        # a bound no float holds (an infinity from YAML's `.inf`, a 400-digit integer for a `number`):
+        # past it on the side every value lies, it allows nothing; on the other, it bounds nothing
+        if (lo is not None and lo > 0 and not _finite(lo, integer)) or (
+            hi is not None and hi < 0 and not _finite(hi, integer)
+        ):
+            return None, None
+        lo, lox = (lo, lox) if _finite(lo, integer) else (None, False)
+        hi, hix = (hi, hix) if _finite(hi, integer) else (None, False)
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
     if (lo is None or lo <= dlo) and (hi is None or dhi <= hi):
@@ -193,18 +223,22 @@ def _number_drawers(
         )
 
     if m is None and not integer:
-        if lo is not None and hi is not None and not (lo < hi or ok(lo)):
+        # (two exclusive bounds one float apart allow no float between them)
+        if lo is not None and hi is not None and not (ok(lo) or ok(math.nextafter(float(lo), math.inf))):
             return None, None
 
         def settled(v: float) -> float:
-            # the first of these that is in bounds: the value to the cent, as drawn, the middle, `a`
+            # the first of these that is in bounds: the value to the cent, as drawn, the middle, the floats
+            # next to the bounds (bounds closer than the name's spread, or near the largest float), `a`
             c = round(v, 2)
-            if ok(c):
+            if ok(c) and math.isfinite(c):
                 return c
-            if ok(v):
+            if ok(v) and math.isfinite(v):
                 return v
             c = (a + b) / 2
-            return c if ok(c) else a
+            if ok(c) and math.isfinite(c):
+                return c
+            return _inside(lo, lox, hi, hix, ok, a)
 
         def real(rng: random.Random) -> float:
             return settled(rng.uniform(a, b))
@@ -501,7 +535,7 @@ class _Schema:
                 )
         for integer in sorted({t == "integer" for t in _types(f) if t in ("integer", "number")}):
             if _number(f, None, "", integer) is None:
-                desc = ", ".join(f"{k} {f[k]}" for k in _NUMBERS if k in f)
+                desc = ", ".join(f"{k} {_show(f[k], 40)}" for k in _NUMBERS if k in f)
                 raise SchemaError(ptr, f"no {'integer' if integer else 'number'} satisfies {desc}")
         if "pattern" in f and f["pattern"] not in self.patterns:
             try:

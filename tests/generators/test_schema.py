@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import math
 import re
 from typing import Any
 
@@ -397,6 +398,32 @@ def test_numbers_with_bounds_and_multiples() -> None:
     assert all(isinstance(draw({"type": "integer"}, s), int) for s in range(5))
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "number", "exclusiveMinimum": 1e308},
+        {"type": "number", "exclusiveMaximum": -1e308},
+        {"type": "number", "minimum": -1.7e308, "maximum": 1.7e308},
+        {"type": "number", "exclusiveMinimum": 1e308, "maximum": 1.5e308},
+        {"type": "number", "exclusiveMinimum": 5, "exclusiveMaximum": 5 + 2 * math.ulp(5)},
+        {"type": "number", "minimum": 7e307, "exclusiveMaximum": 7e307 + 1e292},
+        {"type": "number", "maximum": 10**400},  # beyond every float: it bounds nothing
+        {"type": "number", "exclusiveMinimum": -(10**400), "maximum": -5},
+        {"type": "integer", "minimum": float("-inf"), "maximum": 3},  # YAML's `-.inf`
+        {"type": "integer", "minimum": 10**400},  # an integer that large is drawn as it is
+    ],
+)
+def test_numbers_at_the_ends_of_the_floats_stay_finite_and_in_bounds(schema: dict[str, Any]) -> None:
+    # a midpoint of two bounds near the largest float overflowed to inf (a 500: not JSON), and bounds closer
+    # together than the name's spread gave the exclusive bound itself, outside them
+    wrapped = obj({"x": schema})
+    for seed in range(40):
+        value = draw(wrapped, seed)["x"]
+        assert type(value) is int or math.isfinite(value), (schema, seed, value)
+        check_valid(schema, value)
+        check_valid(schema, draw(schema, seed))  # drawn at the top: the walk, not a compiled plan
+
+
 # ------------------------------------------------------------------------------------------ keywords
 
 
@@ -702,6 +729,18 @@ def test_unsupported_pattern_in_schema_names_the_pointer() -> None:
         (
             {"type": "string", "minLength": float("nan")},
             "schema at '/': minLength must be a non-negative integer, got nan",
+        ),
+        (  # no float is past these (a 500 with a traceback when a request's schema held one)
+            {"type": "number", "minimum": 10**400},
+            f"schema at '/': no number satisfies minimum {str(10**400)[:39]}…",
+        ),
+        (
+            {"type": "integer", "exclusiveMaximum": float("-inf")},
+            "schema at '/': no integer satisfies exclusiveMaximum -inf",
+        ),
+        (
+            {"type": "number", "exclusiveMinimum": 5, "exclusiveMaximum": math.nextafter(5, 6)},
+            "schema at '/': no number satisfies exclusiveMinimum 5, exclusiveMaximum 5.000000000000001",
         ),
         (
             {"type": "string", "minLength": 2.5},

@@ -97,3 +97,31 @@ async def test_a_request_schema_with_whole_float_counts_is_answered() -> None:
     document = json.loads(r.json()["choices"][0]["message"]["content"])
     assert sorted(document) == ["code", "tags"]
     assert 1 <= len(document["tags"]) <= 3 and 2 <= len(document["code"]) <= 5
+
+
+async def test_number_bounds_past_the_floats_are_a_400_or_a_finite_number() -> None:
+    # `minimum: <400 digits>` for a number was a 500 with a traceback (OverflowError), and an exclusive
+    # bound near the largest float drew infinity (a 500: not JSON)
+    def ask(bound: str) -> bytes:
+        schema = f'{{"type":"object","properties":{{"x":{{"type":"number",{bound}}}}},"required":["x"]}}'
+        return (
+            '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],'
+            f'"response_format":{{"type":"json_schema","json_schema":{{"name":"x","schema":{schema}}}}}}}'
+        ).encode()
+
+    app = create_app(MockGPT(seed=0))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth") as c:
+        huge = await c.post("/v1/chat/completions", content=ask('"minimum":1' + "0" * 400))
+        edge = await c.post("/v1/chat/completions", content=ask('"exclusiveMinimum":1e308'))
+    assert huge.status_code == 400
+    assert huge.json()["error"] == {
+        "message": "Invalid schema for response_format 'x': schema at '/properties/x': no number satisfies "
+        f"minimum {'1' + '0' * 38}…. synthgpt draws documents from a subset of JSON Schema; remove or "
+        "rewrite that part of the schema.",
+        "type": "invalid_request_error",
+        "param": "response_format.json_schema.schema",
+        "code": None,
+    }
+    assert edge.status_code == 200, edge.text
+    value = json.loads(edge.json()["choices"][0]["message"]["content"])["x"]
+    assert 1e308 < value < float("inf")
