@@ -48,6 +48,18 @@ _UNBUILT = object()
 _DRAWN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("synthgpt_drawn", default=None)
 
 
+def too_long(min_length: int, ctx: DrawContext, where: str) -> None:
+    """Refuse a string whose `minLength` alone is over the answer limit, before building it: a branch the
+    check before drawing did not weigh (a nullable or optional one) may ask for `minLength: 1e15`."""
+    limit = ctx.limits.max_answer_bytes
+    if min_length > limit:
+        raise DrawError(
+            f"from_schema: {where or 'the root'}: minLength {min_length} is over this server's answer limit "
+            f"of {limit} bytes (max_answer_bytes)",
+            code="draw_over_budget",
+        )
+
+
 def _count(n: int) -> None:
     drawn = _DRAWN.get()
     if drawn is not None:
@@ -293,6 +305,7 @@ class FromSchema(Generator[Any]):
 
     def _string(self, f: Schema, ctx: DrawContext, path: Path, name: str) -> str:
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
+        too_long(lo, ctx, ".".join(path))
         if "pattern" not in f and fmt not in FORMATS:
             return fit_text(text_for_name(ctx, name, hi), lo, hi, ctx.rng)
         pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None

@@ -271,6 +271,10 @@ def _number_drawers(
     kmax = None if kmax is None else kmax - (hix and kmax * step == hi)
     if kmin is not None and kmax is not None and kmin > kmax:
         return None, None
+    if not integer:  # every multiple past a bound may be past the largest float too
+        last = math.floor(Fraction(sys.float_info.max) / step)
+        if (kmin is not None and kmin > last) or (kmax is not None and kmax < -last):
+            return None, None
     ka, kb = math.ceil(Fraction(a) / step), math.floor(Fraction(b) / step)
     ka, kb = max(ka, kmin if kmin is not None else ka), min(kb, kmax if kmax is not None else kb)
     if ka > kb:
@@ -283,7 +287,8 @@ def _number_drawers(
         # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes
         for j in range(min(20, kb - ka + 1)):
             v = float((ka + (k - ka + j) % (kb - ka + 1)) * step)
-            if v / m == int(v / m):
+            q = v / m  # (inf past the floats, for a tiny step)
+            if math.isfinite(q) and q == int(q):
                 return v
         return float(k * step)
 
@@ -507,6 +512,8 @@ class _Schema:
         return hit
 
     def check_ranges(self, f: Schema, ptr: str) -> None:
+        if "pattern" in f:  # first: an `enum`'s or a `const`'s values are validated against it
+            self._compile_pattern(f["pattern"], ptr, sampled="enum" not in f and "const" not in f)
         if ("enum" in f or "const" in f) and not self.choices(f):
             what = "the `const` value does not satisfy" if "const" in f else "no `enum` value satisfies"
             raise SchemaError(ptr, f"{what} the schema's other keywords ({_show(f)})")
@@ -537,21 +544,25 @@ class _Schema:
             if _number(f, None, "", integer) is None:
                 desc = ", ".join(f"{k} {_show(f[k], 40)}" for k in _NUMBERS if k in f)
                 raise SchemaError(ptr, f"no {'integer' if integer else 'number'} satisfies {desc}")
-        if "pattern" in f and f["pattern"] not in self.patterns:
-            try:
-                self.patterns[f["pattern"]] = Pattern(f["pattern"])
-                # drawn values are checked against other branches' patterns: on RE2, so never for seconds
-                self.regexes[f["pattern"]] = compile_rule_regex(f["pattern"], ignore_case=False)
-            except PatternError as e:
-                raise SchemaError(ptr, f"pattern {f['pattern']!r} {e}") from None
-            except RuleError as e:
-                raise SchemaError(ptr, "pattern " + str(e).removeprefix("regex: regex ")) from None
-        if "pattern" in f:
+        if "pattern" in f and f["pattern"] in self.patterns:
             pat, lo, hi = self.patterns[f["pattern"]], f.get("minLength", 0), f.get("maxLength")
             if (pat.max_len is not None and pat.max_len < lo) or (hi is not None and pat.min_len > hi):
                 raise SchemaError(
                     ptr, f"pattern {pat.source!r} cannot produce a string of length {_span(lo, hi)}"
                 )
+
+    def _compile_pattern(self, source: str, ptr: str, *, sampled: bool) -> None:
+        """Compile `pattern`: as a regex (what values are checked against, on RE2, so never for seconds) and,
+        when strings are drawn from it (`sampled`: no `enum` or `const` beside it), as a `Pattern`."""
+        try:
+            if sampled and source not in self.patterns:
+                self.patterns[source] = Pattern(source)
+            if source not in self.regexes:
+                self.regexes[source] = compile_rule_regex(source, ignore_case=False)
+        except PatternError as e:
+            raise SchemaError(ptr, f"pattern {source!r} {e}") from None
+        except RuleError as e:
+            raise SchemaError(ptr, "pattern " + str(e).removeprefix("regex: regex ")) from None
 
     def _distinct(self, s: Schema) -> int | None:
         """How many distinct values s allows, when that is a small known number (enum, const, boolean)."""

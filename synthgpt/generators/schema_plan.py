@@ -356,6 +356,7 @@ class _Builder:
         return body, (rng_body, _NO_OUTPUT), most
 
     def _string(self, f: Schema, name: str) -> tuple[Body, Fork | None]:
+        from .schema import too_long
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
         unbounded = hi is None and type(lo) is int and lo <= 0  # any text fits: `fit_text` cuts nothing
         if "pattern" not in f and fmt in FORMATS and unbounded:
@@ -380,6 +381,8 @@ class _Builder:
         draw_text = kind_drawer(kind, hi)
 
         def text(rng: random.Random, seed: int, root: DrawContext) -> str:
+            if lo > root.limits.max_answer_bytes:
+                too_long(lo, root, name)  # (the plan keeps no path: the property's name says where)
             return fit_text(draw_text(rng, seed, root.request), lo, hi, rng)
 
         if not unbounded:

@@ -17,6 +17,7 @@ from synthgpt.errors import DrawError, RuleError, SchemaError
 from synthgpt.generators.core import DrawContext, Just, OneOf
 from synthgpt.generators.pattern import Pattern, PatternError
 from synthgpt.generators.schema import FromSchema, validate_supported
+from synthgpt.limits import Limits
 from synthgpt.model import ModelRequest
 
 REQUEST = ModelRequest()
@@ -369,6 +370,33 @@ def test_counts_written_as_whole_floats_draw_what_the_integers_draw() -> None:
     assert repr(floats) == repr(_counts_as_floats(COUNTED)) and "'maxItems': 3.0" in repr(floats)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": ["string", "null"], "minLength": 5000},
+        {"type": ["string", "null"], "pattern": "^a+$", "minLength": 5000},
+        obj({"s": {"type": "string", "minLength": 5000}}, required=[]),
+        obj({"s": {"type": "string", "pattern": "^[a-z ]+$", "minLength": 5000}}, required=[]),
+    ],
+)
+def test_a_string_longer_than_the_answer_limit_is_refused_before_it_is_drawn(schema: dict[str, Any]) -> None:
+    # the smallest document (null, or no property) fits, so the check before drawing lets it through; the
+    # string was then built whole: `minLength: 1e15` in a request's schema took minutes and gigabytes
+    limits = Limits(max_answer_bytes=1000)
+    gen = FromSchema(schema)
+    refused = 0
+    for seed in range(20):
+        try:
+            value = gen.draw(DrawContext(REQUEST, seed, limits=limits))
+        except DrawError as exc:
+            assert exc.code == "draw_over_budget"
+            assert "minLength 5000 is over this server's answer limit of 1000 bytes" in str(exc)
+            refused += 1
+        else:
+            assert value in (None, {})
+    assert refused > 5
+
+
 @pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_formats(fmt: str) -> None:
     schema = {"type": "string", "format": fmt}
@@ -424,6 +452,26 @@ def test_numbers_at_the_ends_of_the_floats_stay_finite_and_in_bounds(schema: dic
         check_valid(schema, draw(schema, seed))  # drawn at the top: the walk, not a compiled plan
 
 
+def test_an_enum_or_const_with_a_pattern_keeps_the_values_the_pattern_allows() -> None:
+    # the pattern was looked up before it was compiled: a KeyError (a 500 for a request's schema)
+    currency = {"type": "string", "enum": ["EUR", "USD", "euro"], "pattern": "^[A-Z]{3}$"}
+    assert {draw(currency, seed) for seed in range(30)} == {"EUR", "USD"}
+    nullable = {"type": ["string", "null"], "enum": ["ab", "12"], "pattern": "^\\d{2,40}$"}
+    assert {draw(nullable, seed) for seed in range(30)} == {"12"}
+    with pytest.raises(SchemaError, match="the `const` value does not satisfy the schema's other keywords"):
+        FromSchema({"type": "string", "const": "a", "pattern": "^x+$"})
+
+
+def test_a_multiple_of_the_smallest_float_is_drawn() -> None:
+    # `v / multipleOf` overflowed to inf and `int(inf)` raised OverflowError (a 500)
+    schema = {"type": "number", "maximum": 1e9, "multipleOf": 5e-324}
+    for seed in range(10):
+        value = draw(schema, seed)
+        assert math.isfinite(value)
+        check_valid(schema, value)
+
+
+# ------------------------------------------------------------------------------------------ keywords
 # ------------------------------------------------------------------------------------------ keywords
 
 
@@ -741,6 +789,10 @@ def test_unsupported_pattern_in_schema_names_the_pointer() -> None:
         (
             {"type": "number", "exclusiveMinimum": 5, "exclusiveMaximum": math.nextafter(5, 6)},
             "schema at '/': no number satisfies exclusiveMinimum 5, exclusiveMaximum 5.000000000000001",
+        ),
+        (  # every multiple of the step past the bound is past the largest float
+            {"type": "number", "exclusiveMinimum": 1.7976931348623157e308, "multipleOf": 5e-324},
+            "schema at '/': no number satisfies exclusiveMinimum 1.7976931348623157e+308, multipleOf 5e-324",
         ),
         (
             {"type": "string", "minLength": 2.5},

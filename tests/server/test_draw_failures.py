@@ -13,6 +13,7 @@ import pytest
 from synthgpt import MockGPT, Rule
 from synthgpt import generators as g
 from synthgpt import matchers as m
+from synthgpt.limits import Limits
 from synthgpt.server import create_app
 
 SECRET = "SECRET-MARKER-4711"
@@ -125,3 +126,52 @@ async def test_number_bounds_past_the_floats_are_a_400_or_a_finite_number() -> N
     assert edge.status_code == 200, edge.text
     value = json.loads(edge.json()["choices"][0]["message"]["content"])["x"]
     assert 1e308 < value < float("inf")
+
+
+async def test_a_request_string_past_the_answer_limit_is_a_400_before_it_is_built() -> None:
+    # a nullable string's `minLength: 1e15` passed the check (its smallest document is null), and the
+    # draw then built the string: minutes of CPU and gigabytes, one request stalling the server. (Here a
+    # server with a 2 KB limit and a 20 KB string: the old code built it and failed with a 500.)
+    schema = {
+        "type": "object",
+        "properties": {"x": {"type": ["string", "null"], "minLength": 20_000}},
+        "required": ["x"],
+        "additionalProperties": False,
+    }
+    app = create_app(MockGPT(seed=0, limits=Limits(max_answer_bytes=2048)))
+    asked = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth") as c:
+        replies = [
+            await c.post(
+                "/v1/chat/completions",
+                json={**CHAT, "messages": [{"role": "user", "content": f"hi {i}"}], "response_format": asked},
+            )
+            for i in range(16)
+        ]
+    assert sorted({r.status_code for r in replies}) == [200, 400]
+    refused = next(r for r in replies if r.status_code == 400)
+    assert refused.json()["error"] == {
+        "message": "Invalid schema for the response format: synthgpt could not draw a document from it: x: "
+        "minLength 20000 is over this server's answer limit of 2048 bytes (max_answer_bytes).",
+        "type": "invalid_request_error",
+        "param": "response_format.json_schema.schema",
+        "code": None,
+    }
+    answered = next(r for r in replies if r.status_code == 200)
+    assert json.loads(answered.json()["choices"][0]["message"]["content"]) == {"x": None}
+
+
+async def test_a_request_enum_beside_a_pattern_is_answered() -> None:
+    # the enum's values were checked against the pattern before it was compiled: a KeyError, a 500
+    schema = {
+        "type": "object",
+        "properties": {"currency": {"type": "string", "enum": ["EUR", "USD"], "pattern": "^[A-Z]{3}$"}},
+        "required": ["currency"],
+        "additionalProperties": False,
+    }
+    asked = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+    app = create_app(MockGPT(seed=0))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://synth") as c:
+        r = await c.post("/v1/chat/completions", json={**CHAT, "response_format": asked})
+    assert r.status_code == 200, r.text
+    assert json.loads(r.json()["choices"][0]["message"]["content"])["currency"] in ("EUR", "USD")
