@@ -79,22 +79,27 @@ def _is_count(v: Any) -> bool:
 def whole_counts(schema: Any) -> None:
     """Make every count written as a whole float (`"maxItems": 3.0`, a JSON Schema integer) an int, in place
     and before the check: drawing slices, repeats and ranges by the counts, which a float refuses. Only for
-    the generator's own copy: a caller's schema is left as written."""
+    the generator's own copy: a caller's schema is left as written. It goes only where schemas are (a
+    property named `maxItems`, or a `const` holding that key, is left alone)."""
     seen: set[int] = set()
     todo = [schema]
     while todo:  # no recursion: a deep schema is the check's to refuse, with its pointer
         node = todo.pop()
-        if id(node) in seen:
+        if not isinstance(node, dict) or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k in _COUNTS and type(v) is float and v.is_integer():
+        for k, v in node.items():
+            if k in _COUNTS:
+                if type(v) is float and v.is_integer():
                     node[k] = int(v)  # (a value replaced, no key added: the iteration stays valid)
-                elif isinstance(v, dict | list):
-                    todo.append(v)
-        elif isinstance(node, list):
-            todo += [v for v in node if isinstance(v, dict | list)]
+            elif k in ("properties", "$defs", "definitions"):
+                if isinstance(v, dict):
+                    todo += v.values()
+            elif k in ("allOf", "anyOf", "oneOf", "prefixItems"):
+                if isinstance(v, list):
+                    todo += v
+            elif k in ("items", "additionalProperties"):
+                todo.append(v)
 
 
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {

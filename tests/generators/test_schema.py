@@ -368,6 +368,12 @@ def test_counts_written_as_whole_floats_draw_what_the_integers_draw() -> None:
         assert value == plain.draw(ctx(seed))
     # the caller's schema is left as it was written
     assert repr(floats) == repr(_counts_as_floats(COUNTED)) and "'maxItems': 3.0" in repr(floats)
+    # values are data, not schemas: a `const` or an `enum` holding such a key keeps its float; a property
+    # may be named for a keyword
+    data = {"type": "object", "const": {"maxItems": 3.0}, "enum": [{"maxItems": 3.0}]}
+    assert repr(FromSchema(data).draw(ctx(0))) == "{'maxItems': 3.0}"
+    named = obj({"enum": {"type": "array", "items": {"type": "integer"}, "maxItems": 2.0}})
+    assert all(len(FromSchema(named).draw(ctx(seed))["enum"]) <= 2 for seed in range(20))
 
 
 @pytest.mark.parametrize(
