@@ -1,0 +1,106 @@
+"""Any JSON schema a request sends is answered or refused, never a 500: a property test over schemas with
+the awkward values a fuzz of the server found failing (whole-float and huge counts, bounds at the ends of
+the floats, a tiny `multipleOf`, an `enum` beside a `pattern`), sent as a chat `response_format` and as a
+tool's parameters. An answer to `response_format` is a document the schema accepts, where the schema
+stays clear of `multipleOf` and of bounds near the ends of the floats, whose float-division corners
+(CHANGELOG, Fixed) a validator and synthgpt may judge apart.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import httpx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from synthgpt import MockGPT
+from synthgpt.limits import Limits
+from synthgpt.testing import InProcessTransport
+
+NUMBERS = st.sampled_from(
+    [0, 1, 3, 3.0, 2.5, -1, -0.0, 7, 0.1, 1e-7, 1e9, 1e15, 1e308, -1e308, 1.7976931348623157e308, 5e-324,
+     10**20, 2**63, -(2**64), 10**400]
+)  # fmt: skip
+COUNTS = st.sampled_from([0, 1, 2, 3.0, 40, 10**15, 1e15, 20_000])
+PATTERNS = st.sampled_from(["^[a-z]{3}$", "^\\d{2,40}$", "x*", "(a|b)+", "^[A-Z]{3}$"])
+TYPES = st.sampled_from(
+    ["string", "integer", "number", "boolean", "null", ["string", "null"], ["integer", "number"]]
+)
+KEYWORDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+            "maxLength", "pattern", "enum"]  # fmt: skip
+
+
+@st.composite
+def leaf(draw: st.DrawFn) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": draw(TYPES)}
+    for keyword in draw(st.lists(st.sampled_from(KEYWORDS), max_size=3, unique=True)):
+        if keyword == "pattern":
+            schema[keyword] = draw(PATTERNS)
+        elif keyword == "enum":
+            schema[keyword] = draw(st.sampled_from([["EUR", "usd"], [1, 2.5], ["ab", "12"], [None, "x"]]))
+        elif keyword in ("minLength", "maxLength", "minItems", "maxItems"):
+            schema[keyword] = draw(COUNTS)
+        else:
+            schema[keyword] = draw(NUMBERS)
+    return schema
+
+
+
+def schemas() -> st.SearchStrategy[dict[str, Any]]:
+    def wrap(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+        arrays = st.builds(
+            lambda items, lo, hi: {"type": ["array", "null"], "items": items, "minItems": lo, "maxItems": hi},
+            children, COUNTS, COUNTS,
+        )  # fmt: skip
+        objects = st.builds(
+            lambda props: {"type": "object", "properties": props},
+            st.dictionaries(st.sampled_from(["name", "price", "age", "city", "code"]), children, max_size=3),
+        )
+        return arrays | objects
+
+    return st.recursive(leaf(), wrap, max_leaves=6)
+
+
+def _in_floats(schema: Any) -> bool:
+    """Whether a document drawn for `schema` can be held to it by a float-dividing validator: no
+    `multipleOf` (its float division overflows for tiny steps) and no bound past the floats."""
+    text = json.dumps(schema)
+    return "multipleOf" not in text and all(
+        not isinstance(v, int | float) or isinstance(v, bool) or abs(v) <= 1e300
+        for v in _numbers(schema)
+    )
+
+
+def _numbers(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return [value]
+
+
+MOCK = MockGPT(seed=0, limits=Limits(max_answer_bytes=64 * 1024))
+
+
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), st.integers(0, 10**6))
+def test_a_request_schema_is_answered_or_refused_never_a_500(schema: dict[str, Any], n: int) -> None:
+    wrapped = {"type": "object", "properties": {"x": schema}, "required": ["x"]}
+    chat = {"model": "gpt-4o", "messages": [{"role": "user", "content": f"order {n} for Ada, aged 36"}]}
+    with httpx.Client(transport=InProcessTransport(MOCK), base_url="http://synth") as client:
+        asked = {"type": "json_schema", "json_schema": {"name": "x", "schema": wrapped}}
+        answer = client.post("/v1/chat/completions", json={**chat, "response_format": asked})
+        tools = [{"type": "function", "function": {"name": "f", "parameters": wrapped}}]
+        called = client.post("/v1/chat/completions", json={**chat, "tools": tools, "tool_choice": "required"})
+    for reply in (answer, called):
+        assert reply.status_code in (200, 400), (reply.status_code, reply.text)
+        if reply.status_code == 400:
+            assert reply.json()["error"]["type"] == "invalid_request_error"
+    if answer.status_code == 200 and _in_floats(wrapped):
+        document = json.loads(answer.json()["choices"][0]["message"]["content"])
+        assert all(math.isfinite(v) for v in _numbers(document) if type(v) is float)
+        Draft202012Validator(wrapped).validate(document)
