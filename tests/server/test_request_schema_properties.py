@@ -1,11 +1,11 @@
 """Any JSON schema a request sends is answered or refused, never a 500: a property test over schemas with
 the awkward values a fuzz of the server found failing (whole-float and huge counts, bounds at the ends of
 the floats, a tiny `multipleOf`, an `enum` beside a `pattern`), sent as a chat `response_format` and as a
-tool's parameters. An answer to `response_format` is a document the schema accepts, where the schema
-stays clear of `multipleOf` and of bounds near the ends of the floats, whose float-division corners
-(CHANGELOG, Fixed) a validator and synthgpt may judge apart.
+tool's parameters, then as a Messages tool's `input_schema` and a Responses `text.format`. An answer to
+`response_format` (or `text.format`) is a document the schema accepts, where the schema stays clear of
+`multipleOf` and of bounds near the ends of the floats, whose float-division corners (CHANGELOG, Fixed)
+a validator and synthgpt may judge apart.
 """
-
 from __future__ import annotations
 
 import json
@@ -103,4 +103,30 @@ def test_a_request_schema_is_answered_or_refused_never_a_500(schema: dict[str, A
     if answer.status_code == 200 and _in_floats(wrapped):
         document = json.loads(answer.json()["choices"][0]["message"]["content"])
         assert all(math.isfinite(v) for v in _numbers(document) if type(v) is float)
+        Draft202012Validator(wrapped).validate(document)
+
+
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), st.integers(0, 10**6))
+def test_the_messages_and_responses_apis_answer_or_refuse_them_too(schema: dict[str, Any], n: int) -> None:
+    # the same generator behind each API's own schema check: a Messages tool's `input_schema`, a
+    # Responses `text.format`
+    wrapped = {"type": "object", "properties": {"x": schema}, "required": ["x"]}
+    messages = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 200,
+        "messages": [{"role": "user", "content": f"use it for order {n}"}],
+        "tools": [{"name": "f", "input_schema": wrapped}],
+        "tool_choice": {"type": "any"},
+    }
+    text = {"format": {"type": "json_schema", "name": "x", "schema": wrapped}}
+    with httpx.Client(transport=InProcessTransport(MOCK), base_url="http://synth") as client:
+        called = client.post("/v1/messages", json=messages)
+        answer = client.post("/v1/responses", json={"model": "gpt-4o", "input": f"order {n}", "text": text})
+    assert called.status_code in (200, 400), (called.status_code, called.text)
+    if called.status_code == 400:
+        assert called.json()["error"]["type"] == "invalid_request_error"
+    assert answer.status_code in (200, 400), (answer.status_code, answer.text)
+    if answer.status_code == 200 and _in_floats(wrapped):
+        document = json.loads(answer.json()["output"][0]["content"][0]["text"])
         Draft202012Validator(wrapped).validate(document)
