@@ -30,8 +30,8 @@ from .schema_check import (
     _Schema,
     _span,
     _types,
+    too_long,
     validate_supported,
-    whole_counts,
 )
 from .schema_names import FORMATS, fit_text, text_for_name
 from .schema_plan import Plan, compile_plan
@@ -46,18 +46,6 @@ _UNBUILT = object()
 
 # values drawn so far in the current document, and the limit: shared by nested from_schema draws
 _DRAWN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("synthgpt_drawn", default=None)
-
-
-def too_long(min_length: int, ctx: DrawContext, where: str) -> None:
-    """Refuse a string whose `minLength` alone is over the answer limit, before building it: a branch the
-    check before drawing did not weigh (a nullable or optional one) may ask for `minLength: 1e15`."""
-    limit = ctx.limits.max_answer_bytes
-    if min_length > limit:
-        raise DrawError(
-            f"from_schema: {where or 'the root'}: minLength {min_length} is over this server's answer limit "
-            f"of {limit} bytes (max_answer_bytes)",
-            code="draw_over_budget",
-        )
 
 
 def _count(n: int) -> None:
@@ -89,9 +77,8 @@ class FromSchema(Generator[Any]):
         if max_depth < 1:
             raise RuleError(f"from_schema: max_depth must be >= 1, got {max_depth}")
         self.schema: Schema = copy.deepcopy(schema)  # the caller mutating its dict later changes nothing
-        whole_counts(self.schema)
         self.max_depth = max_depth
-        self._s = _Schema(self.schema)
+        self._s = _Schema(self.schema, whole_counts=True)
         self.overrides = {str(k): lift(v) for k, v in (overrides or {}).items()}
         for path in self.overrides:
             self._s.check_path(path)
@@ -305,7 +292,7 @@ class FromSchema(Generator[Any]):
 
     def _string(self, f: Schema, ctx: DrawContext, path: Path, name: str) -> str:
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
-        too_long(lo, ctx, ".".join(path))
+        too_long(lo, ctx.limits.max_answer_bytes, ".".join(path))
         if "pattern" not in f and fmt not in FORMATS:
             return fit_text(text_for_name(ctx, name, hi), lo, hi, ctx.rng)
         pattern = self._s.patterns[f["pattern"]] if "pattern" in f else None

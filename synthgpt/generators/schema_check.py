@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from ..errors import RuleError, SchemaError
+from ..errors import DrawError, RuleError, SchemaError
 from ..linear_regex import RuleRegex, compile_rule_regex
 from ..seeding import canonical_json
 from .pattern import Pattern, PatternError
@@ -76,30 +76,16 @@ def _is_count(v: Any) -> bool:
     return _is_num(v) and (isinstance(v, int) or v.is_integer()) and v >= 0
 
 
-def whole_counts(schema: Any) -> None:
-    """Make every count written as a whole float (`"maxItems": 3.0`, a JSON Schema integer) an int, in place
-    and before the check: drawing slices, repeats and ranges by the counts, which a float refuses. Only for
-    the generator's own copy: a caller's schema is left as written. It goes only where schemas are (a
-    property named `maxItems`, or a `const` holding that key, is left alone)."""
-    seen: set[int] = set()
-    todo = [schema]
-    while todo:  # no recursion: a deep schema is the check's to refuse, with its pointer
-        node = todo.pop()
-        if not isinstance(node, dict) or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for k, v in node.items():
-            if k in _COUNTS:
-                if type(v) is float and v.is_integer():
-                    node[k] = int(v)  # (a value replaced, no key added: the iteration stays valid)
-            elif k in ("properties", "$defs", "definitions"):
-                if isinstance(v, dict):
-                    todo += v.values()
-            elif k in ("allOf", "anyOf", "oneOf", "prefixItems"):
-                if isinstance(v, list):
-                    todo += v
-            elif k in ("items", "additionalProperties"):
-                todo.append(v)
+def too_long(min_length: int, limit: int, where: str) -> None:
+    """Refuse a string whose `minLength` alone is over the answer limit (`limit`), before building it: a
+    branch the check before drawing did not weigh (a nullable or optional one) may ask for `minLength:
+    1e15`."""
+    if min_length > limit:
+        raise DrawError(
+            f"from_schema: {where or 'the root'}: minLength {min_length} is over this server's answer limit "
+            f"of {limit} bytes (max_answer_bytes)",
+            code="draw_over_budget",
+        )
 
 
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -164,7 +150,7 @@ def _finite(bound: Any, integer: bool) -> bool:
     return bool(-sys.float_info.max <= bound <= sys.float_info.max)
 
 
-def _inside(lo: Any, lox: bool, hi: Any, hix: bool, ok: Callable[[float], bool], a: float) -> float:
+def _inside(lo: Any, lox: bool, hi: Any, hix: bool, fits: Callable[[float], bool], a: float) -> float:
     """A finite float within the bounds when drawing and the middle missed them: the midpoint without
     overflow, then the floats at or next to each bound (`a` when the bounds allow none, which the check
     before drawing refuses)."""
@@ -173,7 +159,7 @@ def _inside(lo: Any, lox: bool, hi: Any, hix: bool, ok: Callable[[float], bool],
         tried.append(math.nextafter(float(lo), math.inf) if lox else float(lo))
     if hi is not None:
         tried.append(math.nextafter(float(hi), -math.inf) if hix else float(hi))
-    return next((c for c in tried if math.isfinite(c) and ok(c)), a)
+    return next((c for c in tried if fits(c)), a)
 
 
 def _number(f: Schema, rng: random.Random | None, name: str, integer: bool) -> int | float | None:
@@ -203,15 +189,16 @@ def _number_drawers(
 ) -> tuple[Callable[[random.Random], int | float] | None, Callable[[int], int | float] | None]:
     """`number_drawer` and `number_output_drawer` of f."""
     lo, lox, hi, hix = _bounds(f)
-    if not _finite(lo, integer) or not _finite(hi, integer):
-        # a bound no float holds (an infinity from YAML's `.inf`, a 400-digit integer for a `number`):
-        # past it on the side every value lies, it allows nothing; on the other, it bounds nothing
-        if (lo is not None and lo > 0 and not _finite(lo, integer)) or (
-            hi is not None and hi < 0 and not _finite(hi, integer)
-        ):
+    # a bound no float holds (an infinity from YAML's `.inf`, a 400-digit integer for a `number`): past it
+    # on the side every value lies, it allows nothing; on the other, it bounds nothing
+    if not _finite(lo, integer):
+        if lo > 0:
             return None, None
-        lo, lox = (lo, lox) if _finite(lo, integer) else (None, False)
-        hi, hix = (hi, hix) if _finite(hi, integer) else (None, False)
+        lo, lox = None, False
+    if not _finite(hi, integer):
+        if hi < 0:
+            return None, None
+        hi, hix = None, False
     m = f.get("multipleOf")
     dlo, dhi = by_name(name, NUMBER_NAMES) or (0, 1000)
     if (lo is None or lo <= dlo) and (hi is None or dhi <= hi):
@@ -232,18 +219,16 @@ def _number_drawers(
         if lo is not None and hi is not None and not (ok(lo) or ok(math.nextafter(float(lo), math.inf))):
             return None, None
 
+        def fits(v: float) -> bool:  # (a midpoint near the largest float overflows to inf)
+            return ok(v) and math.isfinite(v)
+
         def settled(v: float) -> float:
             # the first of these that is in bounds: the value to the cent, as drawn, the middle, the floats
             # next to the bounds (bounds closer than the name's spread, or near the largest float), `a`
-            c = round(v, 2)
-            if ok(c) and math.isfinite(c):
-                return c
-            if ok(v) and math.isfinite(v):
-                return v
-            c = (a + b) / 2
-            if ok(c) and math.isfinite(c):
-                return c
-            return _inside(lo, lox, hi, hix, ok, a)
+            for c in (round(v, 2), v, (a + b) / 2):
+                if fits(c):
+                    return c
+            return _inside(lo, lox, hi, hix, fits, a)
 
         def real(rng: random.Random) -> float:
             return settled(rng.uniform(a, b))
@@ -440,8 +425,12 @@ def _matches(pattern: Path, path: Path) -> bool:
 class _Schema:
     """A checked schema plus what drawing needs, cached by identity (every cached dict is kept alive)."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, *, whole_counts: bool = False) -> None:
+        """`whole_counts`: make each count written as a whole float (`"maxItems": 3.0`, a JSON Schema
+        integer) an int, in place, as the walk reaches it (drawing slices, repeats and ranges by the counts,
+        which a float refuses): only for a generator's own copy of a schema, never a caller's."""
         self.root = root
+        self._whole_counts = whole_counts
         self.patterns: dict[str, Pattern] = {}
         self.regexes: dict[str, RuleRegex] = {}
         self._flat: dict[int, tuple[Schema, Schema, tuple[str, ...]]] = {}
@@ -472,6 +461,11 @@ class _Schema:
         if id(s) in self._walked:
             return
         self._walked.add(id(s))
+        if self._whole_counts:
+            for k in _COUNTS:
+                v = s.get(k)
+                if type(v) is float and v.is_integer():
+                    s[k] = int(v)
         for k in s:  # every keyword of this level before any level below: the same error whatever the order
             if k not in _KEYWORDS and k not in _ANNOTATIONS:
                 # a high cutoff: only plain typos get a hint, not e.g. patternProperties -> properties

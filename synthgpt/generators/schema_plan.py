@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeding import DrawRandom, LaneMix, MixedSeeds
 from .core import DrawContext, item_key
-from .schema_check import _item, _prop, _types, number_drawer, number_output_drawer
+from .schema_check import _item, _prop, _types, number_drawer, number_output_drawer, too_long
 from .schema_names import (
     FORMATS,
     SEEDED_FORMATS,
@@ -356,7 +356,6 @@ class _Builder:
         return body, (rng_body, _NO_OUTPUT), most
 
     def _string(self, f: Schema, name: str) -> tuple[Body, Fork | None]:
-        from .schema import too_long
         lo, hi, fmt = f.get("minLength", 0), f.get("maxLength"), f.get("format", "")
         unbounded = hi is None and type(lo) is int and lo <= 0  # any text fits: `fit_text` cuts nothing
         if "pattern" not in f and fmt in FORMATS and unbounded:
@@ -381,8 +380,7 @@ class _Builder:
         draw_text = kind_drawer(kind, hi)
 
         def text(rng: random.Random, seed: int, root: DrawContext) -> str:
-            if lo > root.limits.max_answer_bytes:
-                too_long(lo, root, name)  # (the plan keeps no path: the property's name says where)
+            too_long(lo, root.limits.max_answer_bytes, name)  # (the plan keeps no path: the name says where)
             return fit_text(draw_text(rng, seed, root.request), lo, hi, rng)
 
         if not unbounded:
