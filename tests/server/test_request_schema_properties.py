@@ -1,10 +1,10 @@
 """Any JSON schema a request sends is answered or refused, never a 500: a property test over schemas with
 the awkward values a fuzz of the server found failing (whole-float and huge counts, bounds at the ends of
 the floats, a tiny `multipleOf`, an `enum` beside a `pattern`), sent as a chat `response_format` and as a
-tool's parameters, then as a Messages tool's `input_schema` and a Responses `text.format`. An answer to
-`response_format` (or `text.format`) is a document the schema accepts, where the schema stays clear of
-`multipleOf` and of bounds near the ends of the floats, whose float-division corners (CHANGELOG, Fixed)
-a validator and synthgpt may judge apart.
+tool's parameters, then as a Messages tool's `input_schema`, a Responses `text.format`, Gemini's two
+schema fields and Ollama's `format`. An answer to `response_format` (or its like) is a document the schema
+accepts, where the schema stays clear of `multipleOf` and of bounds near the ends of the floats, whose
+float-division corners (CHANGELOG, Fixed) a validator and synthgpt may judge apart.
 """
 from __future__ import annotations
 
@@ -130,3 +130,56 @@ def test_the_messages_and_responses_apis_answer_or_refuse_them_too(schema: dict[
     if answer.status_code == 200 and _in_floats(wrapped):
         document = json.loads(answer.json()["output"][0]["content"][0]["text"])
         Draft202012Validator(wrapped).validate(document)
+
+
+def _as_gemini(schema: Any) -> Any:
+    """`schema` in Gemini's OpenAPI subset: upper-case types, `["t", "null"]` as `nullable`."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type":
+            kinds = value if isinstance(value, list) else [value]
+            named = [k for k in kinds if k != "null"]
+            out["type"] = (named[0] if named else "null").upper()
+            if "null" in kinds and named:
+                out["nullable"] = True
+        elif key in ("properties",):
+            out[key] = {name: _as_gemini(s) for name, s in value.items()}
+        elif key == "items":
+            out[key] = _as_gemini(value)
+        elif key not in ("additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+            out[key] = value
+    return out
+
+
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), st.integers(0, 10**6))
+def test_gemini_and_ollama_answer_or_refuse_them_too(schema: dict[str, Any], n: int) -> None:
+    # Gemini's two schema fields (JSON Schema as it is, and its OpenAPI subset translated) and Ollama's
+    # `format`: each API's own decoder, then the same generator; each refuses in its own error shape
+    wrapped = {"type": "object", "properties": {"x": schema}, "required": ["x"]}
+    contents = [{"role": "user", "parts": [{"text": f"order {n} for Ada"}]}]
+    as_json = {"responseMimeType": "application/json", "responseJsonSchema": wrapped}
+    as_openapi = {"responseMimeType": "application/json", "responseSchema": _as_gemini(wrapped)}
+    ollama = {"model": "llama3.2", "stream": False, "format": wrapped,
+              "messages": [{"role": "user", "content": f"order {n}"}]}  # fmt: skip
+    with httpx.Client(transport=InProcessTransport(MOCK), base_url="http://synth") as client:
+        gemini = [
+            client.post("/v1beta/models/gemini-2.5-flash:generateContent",
+                        json={"contents": contents, "generationConfig": config})
+            for config in (as_json, as_openapi)
+        ]  # fmt: skip
+        llama = client.post("/api/chat", json=ollama)
+    for reply in gemini:
+        assert reply.status_code in (200, 400), (reply.status_code, reply.text)
+        if reply.status_code == 400:
+            assert reply.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert llama.status_code in (200, 400), (llama.status_code, llama.text)
+    if llama.status_code == 400:
+        assert isinstance(llama.json()["error"], str)
+    if gemini[0].status_code == 200 and _in_floats(wrapped):
+        text = gemini[0].json()["candidates"][0]["content"]["parts"][0]["text"]
+        Draft202012Validator(wrapped).validate(json.loads(text))
+    if llama.status_code == 200 and _in_floats(wrapped):
+        Draft202012Validator(wrapped).validate(json.loads(llama.json()["message"]["content"]))
