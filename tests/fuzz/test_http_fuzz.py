@@ -239,9 +239,10 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any, str, bool]:
         body["stream"] = True
         if path.endswith("chat/completions") or "chat/completions?" in path:
             body["stream_options"] = {"include_usage": True}
-    spots = [p for p in paths(body) if p]
     for _ in range(draw(st.integers(1, 2))):
         spots = [p for p in paths(body) if p]
+        if not spots:  # the first mutation deleted the body's only field
+            break
         spot = draw(st.sampled_from(spots))
         body = replace(body, spot, draw(nasty), delete=draw(st.integers(0, 4)) == 0)
     if draw(st.integers(0, 5)) == 0:

@@ -162,7 +162,10 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any, str]:
     path, base, provider = draw(st.sampled_from(ROUTES))
     body = copy.deepcopy(base)
     for _ in range(draw(st.integers(1, 2))):
-        spot = draw(st.sampled_from([p for p in paths(body) if p]))
+        spots = [p for p in paths(body) if p]
+        if not spots:  # the first mutation deleted the body's only field
+            break
+        spot = draw(st.sampled_from(spots))
         body = replace(body, spot, draw(nasty), delete=draw(st.integers(0, 4)) == 0)
     if draw(st.integers(0, 5)) == 0:
         body[draw(texts)] = draw(json_values)
