@@ -215,12 +215,16 @@ def _number_drawers(
         )
 
     if m is None and not integer:
-        # (two exclusive bounds one float apart allow no float between them)
-        if lo is not None and hi is not None and not (ok(lo) or ok(math.nextafter(float(lo), math.inf))):
-            return None, None
 
         def fits(v: float) -> bool:  # (a midpoint near the largest float overflows to inf)
             return ok(v) and math.isfinite(v)
+
+        # no float at or just inside a bound: none between two exclusive bounds one float apart, none past
+        # an exclusive bound at the largest float
+        if lo is not None and not (fits(float(lo)) or fits(math.nextafter(float(lo), math.inf))):
+            return None, None
+        if hi is not None and not (fits(float(hi)) or fits(math.nextafter(float(hi), -math.inf))):
+            return None, None
 
         def settled(v: float) -> float:
             # the first of these that is in bounds: the value to the cent, as drawn, the middle, the floats
@@ -270,17 +274,31 @@ def _number_drawers(
     if ka > kb:
         ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
 
+    def fits_multiple(v: float) -> bool:
+        return ok(v) and math.isfinite(v) and _divides(v, m)
+
+    def whole(v: float) -> bool:
+        return fits_multiple(v) and v.is_integer()
+
     def multiple(rng: random.Random) -> int | float:
         k = rng.randint(ka, kb)
         if integer or not isinstance(m, float):
-            return int(k * step)
-        # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes
+            n = int(k * step)
+            if not isinstance(m, float) or not -_FLOAT_MAX <= n <= _FLOAT_MAX or _divides(n, m):
+                return n
+            # an integer whose quotient by a float step is past the floats: one the step divides exactly
+            near = _binary_multiple(float(n), m, whole)
+            return n if near is None else int(near)
+        # a float multipleOf is checked by float division, which 0.29/0.01 fails: prefer a k that passes.
+        # Far from zero a multiple's float may round onto a bound, or its quotient pass the floats: then a
+        # float the step divides exactly, or one next to a bound.
         for j in range(min(20, kb - ka + 1)):
             v = float((ka + (k - ka + j) % (kb - ka + 1)) * step)
-            q = v / m  # (inf past the floats, for a tiny step)
-            if math.isfinite(q) and q == int(q):
+            if fits_multiple(v):
                 return v
-        return float(k * step)
+        v = float(k * step)
+        near = _binary_multiple(v, m, fits_multiple)
+        return near if near is not None else _inside(lo, lox, hi, hix, fits_multiple, v)
 
     return multiple, None
 
@@ -322,11 +340,39 @@ def _valid_number(v: float, f: Schema) -> bool:
         return True
     if isinstance(m, float) or isinstance(v, float):  # as JSON Schema validators divide floats
         try:
-            q = v / m
-        except OverflowError:
+            return _divides(float(v), float(m))
+        except OverflowError:  # (an integer past the floats)
             return False
-        return math.isfinite(q) and q == int(q)
     return v % m == 0
+
+
+_FLOAT_MAX = sys.float_info.max
+
+
+def _divides(v: float, m: float) -> bool:
+    """Whether v is a multiple of m as JSON Schema validators judge floats: by float division, and where
+    the quotient is past the floats, by exact division (jsonschema's own fallback)."""
+    q = v / m
+    if math.isfinite(q):
+        return q == int(q)
+    return (Fraction(v) / Fraction(m)).denominator == 1
+
+
+def _binary_multiple(v: float, m: float, fits: Callable[[float], bool]) -> float | None:
+    """A float near v that is ±m·2**i (an exact multiple of m, and a float, m being one), or None when
+    none of those near v fits: the multiples a quotient past the floats leaves (one in each binade)."""
+    step = Fraction(m)
+    ratio = abs(Fraction(v)) / step
+    i = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length())
+    sign = -1 if v < 0 else 1
+    for j in (i, i - 1, i + 1, i - 2, i + 2):
+        try:
+            c = float(sign * step * 2**j) if j >= 0 else math.inf
+        except OverflowError:
+            continue
+        if fits(c):
+            return c
+    return None
 
 
 def _types(f: Schema) -> list[str]:

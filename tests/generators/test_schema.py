@@ -477,6 +477,34 @@ def test_a_multiple_of_the_smallest_float_is_drawn() -> None:
         check_valid(schema, value)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "number", "exclusiveMaximum": -1e307, "multipleOf": 0.5},
+        {"type": "number", "exclusiveMinimum": 1e307, "maximum": 2e307, "multipleOf": 0.25},
+        {"type": "number", "minimum": 1e300, "multipleOf": 1e-300},
+        {"type": "number", "maximum": -1e300, "minimum": -1e301, "multipleOf": 3e-300},
+        {"type": "integer", "minimum": 1e308, "multipleOf": 0.1},
+    ],
+)
+def test_a_multiple_at_a_huge_magnitude_stays_in_bounds(schema: dict[str, Any]) -> None:
+    # the float of the multiple next to a bound rounded onto it (an exclusive bound drawn), and a quotient
+    # past the floats is a multiple by exact division (as jsonschema judges it), which 1e300 of 1e-300 is not
+    for seed in range(20):
+        value = draw(schema, seed)
+        assert math.isfinite(value)
+        check_valid(schema, value)
+        check_valid(schema, draw(obj({"x": schema}), seed)["x"])
+
+
+@pytest.mark.parametrize("bound", ["exclusiveMinimum", "exclusiveMaximum"])
+def test_an_exclusive_bound_at_the_largest_float_allows_no_number(bound: str) -> None:
+    # no float lies past it, and the bound itself was drawn
+    largest = 1.7976931348623157e308 if bound == "exclusiveMinimum" else -1.7976931348623157e308
+    with pytest.raises(SchemaError, match=f"no number satisfies {bound} "):
+        FromSchema({"type": "number", bound: largest})
+
+
 # ------------------------------------------------------------------------------------------ keywords
 # ------------------------------------------------------------------------------------------ keywords
 
