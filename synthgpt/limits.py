@@ -6,6 +6,8 @@ into every draw (`DrawContext.limits`). Each limit is checked as early as what i
   a 400 in the API's error shape naming the field, the keyword and the limit;
 - while drawing (a template's operations and the strings it builds): the rule's draw fails
   (`DrawError` with code `draw_over_budget`);
+- once a document for a schema the request sent is drawn, its JSON (`check_document_size`): a 400 naming
+  the schema, code `answer_too_large`, for the request asked for that document;
 - after drawing and encoding (the answer's bytes): a 500 naming the rule, code `answer_too_large`.
 """
 
@@ -21,7 +23,7 @@ from .model import ToolCallPart
 if TYPE_CHECKING:
     from .model import ModelOutput, ModelRequest
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_answer_size"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_answer_size", "check_document_size"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,5 +95,25 @@ def check_answer_size(req: ModelRequest, output: ModelOutput, limits: Limits) ->
         f"rule {output.rule!r}: the answer would be about {size} bytes, over the answer limit of "
         f"{limits.max_answer_bytes} bytes (max_answer_bytes)",
         rule=output.rule,
+        code="answer_too_large",
+    )
+
+
+def check_document_size(text: bytes | str, limits: Limits, subject: str, param: str | None) -> None:
+    """Refuse a document drawn for a schema the request sent (`text`, its JSON; `subject` names the schema,
+    "the response format" or "function 'f'") that the answer could not carry: the schema asked for it, so
+    a 400 naming the schema, not the rule's 500. Its size is taken as an answer carries it: a string in
+    JSON, each quote and backslash escaped."""
+    if len(text) * (4 if isinstance(text, str) else 1) + _CHOICE_BYTES <= limits.max_answer_bytes:
+        return  # (most documents: nothing to count)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    size = len(raw) + raw.count(b'"') + raw.count(b"\\")
+    if size + _CHOICE_BYTES <= limits.max_answer_bytes:
+        return
+    raise RequestError(
+        f"Invalid schema for {subject}: the document synthgpt drew from it is about {size} bytes, over "
+        f"this server's answer limit of {limits.max_answer_bytes} bytes (max_answer_bytes). Lower its "
+        "maxItems, maxLength or bounds, or serve with a larger --max-answer-bytes.",
+        param,
         code="answer_too_large",
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import DrawError, RuleError
 from ..jsonutil import dumps
+from ..limits import check_document_size
 from ..model import Choice, ErrorSpec, FinishReason, ReasoningPart, StreamPlan, TextOut, ToolCallPart
 from ..seeding import token_from_seed
 from .conversation_fill import fill_from_conversation
@@ -79,6 +80,7 @@ class ToolCallGen(Generator[ToolCallPart]):
             name = pick_tool(req)
             if name is None:
                 raise DrawError("tool_call() without a name needs a request that declares tools")
+        schema_of = None  # the tool whose schema in the request the arguments were drawn from
         if self.args is not None:
             args = self.args.draw(ctx.fork("args"))
         else:
@@ -95,7 +97,10 @@ class ToolCallGen(Generator[ToolCallPart]):
                     raise undrawable_request_schema(req, exc, tool.name) from None
                 args = fill_from_request(args, tool.parameters, req.last_user)
                 args = fill_from_conversation(args, tool.parameters, req, places=False, hints=hints)
+                schema_of = tool.name
         text = args if isinstance(args, str) else answer_json(args, name)
+        if schema_of is not None:  # a 400 when too large: the request's schema made it
+            check_document_size(text, ctx.limits, f"function '{schema_of}'", None)
         return ToolCallPart(id=call_id(ctx), name=name, arguments=text)
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ import orjson
 
 from ..errors import DrawError, RequestError
 from ..jsonutil import canonical_bytes, canonical_json, fitted, plain_json, tiny_float_text
+from ..limits import check_document_size
 from ..model import ModelRequest
 from .conversation_fill import FillHints, fill_from_conversation, fill_hints
 from .core import DrawContext, Generator, Objects
@@ -37,6 +38,13 @@ def undrawable_request_schema(request: ModelRequest, exc: DrawError, tool: str |
     return RequestError(
         f"Invalid schema for {subject}: synthgpt could not draw a document from it: {detail}.", param
     )
+
+
+def _document_bytes(doc: Any) -> bytes:
+    try:
+        return orjson.dumps(doc)
+    except TypeError:  # ints past 64 bits
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 _MAX_SCHEMAS = 256
@@ -165,7 +173,12 @@ class FromRequestSchema(Generator[Any]):
             doc = compiled.draw(ctx)
         except DrawError as exc:
             raise undrawable_request_schema(ctx.request, exc) from None
-        return fill_from_conversation(doc, rs.schema_, req, hints=hints)
+        doc = fill_from_conversation(doc, rs.schema_, req, hints=hints)
+        # a 400 when too large: the request's schema made it
+        check_document_size(
+            _document_bytes(doc), ctx.limits, "the response format", _SCHEMA_PARAMS.get(req.api)
+        )
+        return doc
 
     def _from_prompt(self, ctx: DrawContext) -> Any:
         found = prompt_schema(ctx.request)

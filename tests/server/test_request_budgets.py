@@ -217,6 +217,41 @@ async def test_an_answer_over_the_limit_is_a_500_naming_the_rule() -> None:
     assert fits.status_code == 200
 
 
+# 40 x 40 integers of 309 digits where the inner arrays may be empty: the smallest document is small, a
+# drawn one ~500 KB
+_GROWN = _nest(2, _nest(1, {"type": "integer", "minimum": 1e308}, minItems=0, maxItems=1),
+               minItems=40, maxItems=40)  # fmt: skip
+
+
+async def test_a_document_drawn_for_the_requests_schema_over_the_limit_is_a_400() -> None:
+    # the request's schema made the document too large, not a rule: it was a 500 `answer_too_large`
+    limits = Limits(max_answer_bytes=64 * 1024)
+    tools = [{"type": "function", "function": {"name": "grow", "parameters": {
+        "type": "object", "properties": {"rows": _GROWN}, "required": ["rows"]}}}]  # fmt: skip
+    called = {"model": "gpt-4o", "messages": USER, "tools": tools, "tool_choice": "required"}
+    async with _client(limits) as c:
+        answer = await c.post("/v1/chat/completions", json=_chat_schema(_GROWN))
+        call = await c.post("/v1/chat/completions", json=called)
+        small = await c.post("/v1/chat/completions", json=_chat_schema(_nest(1, {"type": "integer"})))
+    assert answer.status_code == 400, answer.text
+    size = answer.json()["error"]["message"].split("about ")[1].split(" ")[0]
+    assert answer.json()["error"] == {
+        "message": "Invalid schema for the response format: the document synthgpt drew from it is about "
+        f"{size} bytes, over this server's answer limit of 65536 bytes (max_answer_bytes). Lower its "
+        "maxItems, maxLength or bounds, or serve with a larger --max-answer-bytes.",
+        "type": "invalid_request_error",
+        "param": "response_format.json_schema.schema",
+        "code": "answer_too_large",
+    }
+    assert int(size) > 65536
+    assert call.status_code == 400, call.text
+    assert call.json()["error"]["message"].startswith(
+        "Invalid schema for function 'grow': the document synthgpt drew from it is about "
+    )
+    assert call.json()["error"]["code"] == "answer_too_large"
+    assert small.status_code == 200
+
+
 # ------------------------------------------------------------------------------------------ the CLI flags
 
 
