@@ -395,7 +395,15 @@ def _merge(a: Schema, b: Schema, ptr: str) -> Schema:
     if not a or not b:
         return a or b
     out = dict(a)
+    # both sides say what items hold, and differently: position by position (`prefixItems`, then `items`)
+    positional = (
+        any(k in a for k in _POSITIONAL)
+        and any(k in b for k in _POSITIONAL)
+        and any(canonical_json(a.get(k)) != canonical_json(b.get(k)) for k in _POSITIONAL)
+    )
     for k, v in b.items():
+        if positional and k in _POSITIONAL:
+            continue
         if k not in out:
             out[k] = v
         elif k in _ANNOTATIONS or k == "additionalProperties":
@@ -419,11 +427,44 @@ def _merge(a: Schema, b: Schema, ptr: str) -> Schema:
                 raise SchemaError(ptr, "combined schemas: the enums have no value in common")
         elif canonical_json(out[k]) != canonical_json(v):
             raise SchemaError(ptr, f"combined schemas: cannot merge two different {k!r} values")
+    if positional:
+        _merge_items(out, a, b)
     if out.get("nullable") and not (_null_typed(a) and _null_typed(b)):
         del out["nullable"]  # both must allow null for the combination to
     if "properties" in out and ("additionalProperties" in a or "additionalProperties" in b):
         _restrict_properties(out, a, b, ptr)
     return out
+
+
+_POSITIONAL = ("items", "prefixItems")
+
+
+def _merge_items(out: Schema, a: Schema, b: Schema) -> None:
+    """`out`'s `prefixItems` and `items` where both a and b say what items hold: each position of either
+    prefix takes both sides' schemas for it (a side's own prefix there, else its `items`), and `items`
+    both sides' `items`. Where a side allows no item (`items: false`), the prefix ends."""
+    pa, ia, pb, ib = a.get("prefixItems", []), a.get("items"), b.get("prefixItems", []), b.get("items")
+    prefix: list[Any] = []
+    items = _both(ia, ib)
+    for i in range(max(len(pa), len(pb))):
+        here = _both(pa[i] if i < len(pa) else ia, pb[i] if i < len(pb) else ib)
+        if here is False:
+            items = False
+            break
+        prefix.append(here)  # (never None: a side has a prefix here)
+    for key, value in (("prefixItems", prefix), ("items", items)):
+        out.pop(key, None)
+        if value or value is False:
+            out[key] = value
+
+
+def _both(x: Any, y: Any) -> Any:
+    """Both item schemas at once (None or True: a side that allows any item)."""
+    if x is None or x is True or y is None or y is True:
+        return y if x is None or x is True else x
+    if x is False or y is False:
+        return False
+    return x if canonical_json(x) == canonical_json(y) else {"allOf": [x, y]}
 
 
 def _restrict_properties(out: Schema, a: Schema, b: Schema, ptr: str) -> None:

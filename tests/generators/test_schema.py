@@ -545,6 +545,26 @@ def test_all_of_merges_objects_and_bounds() -> None:
         assert set(v) == {"id", "n"} and 0 <= v["n"] <= 3
 
 
+def test_all_of_merges_items_with_prefix_items_position_by_position() -> None:
+    # one part's `items` holds for every item, the other's `prefixItems[0]` for the first: the first item
+    # must meet both. The merge kept only `prefixItems[0]` there (found by the schema fuzz), and two parts'
+    # different `items` were refused as unmergeable
+    words = {"type": "string", "pattern": "^[a-z]{2,5}$"}
+    schema = {"allOf": [{"type": "array", "items": words, "minItems": 2},
+                        {"type": "array", "prefixItems": [{"type": "string", "maxLength": 3}]}]}  # fmt: skip
+    both = {"allOf": [{"type": "array", "items": words, "minItems": 1},
+                      {"type": "array", "items": {"type": "string", "maxLength": 3}}]}  # fmt: skip
+    two = [{"type": "string"}, {"type": "string"}]
+    ended = {"allOf": [{"type": "array", "prefixItems": [words], "items": False},
+                       {"type": "array", "prefixItems": two}]}  # fmt: skip
+    for seed in range(20):
+        check_valid(schema, draw(schema, seed))
+        check_valid(both, draw(both, seed))
+        assert all(len(w) <= 3 for w in draw(both, seed))
+        check_valid(ended, draw(ended, seed))
+        assert len(draw(ended, seed)) <= 1
+
+
 def test_one_of_and_any_of_with_siblings() -> None:
     schema = {
         "type": "object",
