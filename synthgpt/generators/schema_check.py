@@ -366,9 +366,11 @@ def _binary_multiple(v: float, m: float, fits: Callable[[float], bool]) -> float
     i = max(0, ratio.numerator.bit_length() - ratio.denominator.bit_length())
     sign = -1 if v < 0 else 1
     for j in (i, i - 1, i + 1, i - 2, i + 2):
+        if j < 0:  # (m itself and larger: m * 2**-1 is no multiple)
+            continue
         try:
-            c = float(sign * step * 2**j) if j >= 0 else math.inf
-        except OverflowError:
+            c = float(sign * step * 2**j)
+        except OverflowError:  # past the largest float
             continue
         if fits(c):
             return c
