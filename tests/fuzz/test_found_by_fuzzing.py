@@ -304,3 +304,20 @@ def test_embeddings_longer_than_the_model_reads(client: httpx.Client, body: Any,
     """A 100 000-token input took 18 s to embed (holding the server up) instead of a 400."""
     r = client.post("/v1/embeddings", json={"model": "text-embedding-3-small", **body})
     assert (r.status_code, r.json()) == (400, expected)
+
+
+@pytest.mark.parametrize("box", ["x" * 40, ["json"], 7])
+def test_a_bedrock_tool_input_schema_that_is_no_object(client: httpx.Client, box: Any) -> None:
+    """`inputSchema` sent as a string was read with `.get` (AttributeError: a 500), found at
+    SYNTHGPT_FUZZ_SCALE=30; Bedrock's own answer for a missing one is this 400."""
+    spec = {"name": "get_weather", "inputSchema": box}
+    body = {"messages": [{"role": "user", "content": [{"text": "Weather in Oslo?"}]}],
+            "toolConfig": {"tools": [{"toolSpec": spec}]}}  # fmt: skip
+    r = client.post("/model/anthropic.claude-sonnet-4-5-v1:0/converse", json=body)
+    assert r.status_code == 400
+    assert r.headers["x-amzn-errortype"].startswith("ValidationException")
+    assert r.json() == {
+        "message": "1 validation error detected: Value null at "
+        "'toolConfig.tools.1.member.toolSpec.inputSchema' failed to satisfy constraint: "
+        "Member must not be null"
+    }

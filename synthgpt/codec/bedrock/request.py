@@ -111,7 +111,8 @@ def _tools(config: Any, neutral: dict[str, Any]) -> None:
         path = f"toolConfig.tools.{i + 1}.member.toolSpec"
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise _null(path + ".name")
-        schema = (spec.get("inputSchema") or {}).get("json")
+        box = spec.get("inputSchema")
+        schema = box.get("json") if isinstance(box, dict) else None
         if not isinstance(schema, dict):
             raise _null(path + ".inputSchema")
         check_schema(schema, path + ".inputSchema.json", f"tool '{spec['name']}'", tool=True)
