@@ -24,10 +24,13 @@ from .text_matchers import TextMatcher, TextTest
 if TYPE_CHECKING:
     from .rule import Rule
 
-__all__ = ["MIN_INDEXED", "TextIndex"]
+__all__ = ["MAX_INDEXED_BYTES", "MIN_INDEXED", "TextIndex"]
 
 MIN_INDEXED = 16
 """Fewer such rules are asked one by one: a set's pass costs about what a few tests do."""
+MAX_INDEXED_BYTES = 16 * 1024
+"""A text or pattern longer than this is not indexed (its rule is asked one by one): RE2 compiles a set
+within a memory budget that a test of a few hundred kB goes past, failing the whole set."""
 
 _UTF8 = ("utf-8", "surrogatepass")
 
@@ -56,6 +59,13 @@ def _required_tests(matcher: Matcher) -> list[TextTest] | None:
     return None
 
 
+def _too_long(test: TextTest) -> bool:
+    """Whether a test is past what the index takes (`MAX_INDEXED_BYTES`)."""
+    if test.contains:
+        return len(test.contains.encode(*_UTF8)) > MAX_INDEXED_BYTES
+    return test.regex is not None and len(test.regex.compiled_pattern) > MAX_INDEXED_BYTES
+
+
 class _Set:
     """One RE2 set and the test ids of its patterns."""
 
@@ -68,6 +78,18 @@ class _Set:
     def add(self, pattern: bytes, test_id: int) -> None:
         self.set.Add(pattern)
         self.ids.append(test_id)
+
+    def compile(self) -> bool:
+        """Compile the set; False (and the set left empty) when RE2 cannot hold it in its memory budget,
+        which a text of a few hundred kB goes past: its tests are then not indexed."""
+        import re2
+
+        try:
+            self.set.Compile()
+        except re2.error:
+            self.ids = []
+            return False
+        return True
 
     def passing(self, text: bytes, into: set[int]) -> None:
         if self.ids:
@@ -101,6 +123,9 @@ class TextIndex:
             if tests is None:
                 needs.append(None)
                 continue
+            if any(_too_long(t) for t in tests):
+                needs.append(None)
+                continue
             mine = set()
             for test in tests:
                 key = test.identity
@@ -115,9 +140,13 @@ class TextIndex:
                         (regex_cs if test.case else regex_ci).add(test.regex.compiled_pattern, test_id)
                 mine.add(test_id)
             needs.append(frozenset(mine))
+        unindexed: set[int] = set()
         for s in (exact, folded, regex_cs, regex_ci):
-            if s.ids:
-                s.set.Compile()
+            held = s.ids
+            if held and not s.compile():
+                unindexed.update(held)
+        if unindexed:  # a rule with a test no set holds is asked whatever the text
+            needs = [None if n is not None and not n.isdisjoint(unindexed) else n for n in needs]
         self._sets = (exact, folded, regex_cs, regex_ci)
         self.needs: tuple[frozenset[int] | None, ...] = tuple(needs)
         """Per rule: the ids of the tests one of which it needs to pass, or None (asked whatever the

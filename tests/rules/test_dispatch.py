@@ -14,7 +14,7 @@ from synthgpt.rules import matchers as m
 from synthgpt.rules.dispatch import requirements
 from synthgpt.rules.matchers import Matcher
 from synthgpt.rules.rule import Rule, RuleSet
-from synthgpt.rules.text_index import MIN_INDEXED
+from synthgpt.rules.text_index import MAX_INDEXED_BYTES, MIN_INDEXED
 
 WORDS = ["tide", "Tide", "POOL", "straße", "İstanbul", "ǅemal", "ﬁsh", "crab", "日本", "a.b"]
 PIECES = [*WORDS, " ", "STRASSE", "istanbul", "FISH", "12"]
@@ -161,3 +161,34 @@ def test_resolve_without_any_rule_left_says_so() -> None:
     assert rules.resolve(request).call_index == 0
     with pytest.raises(Exception, match="used up"):
         rules.resolve(request)
+
+
+# a 200 kB text, a regex of 100,000 alternatives (790 kB): each is past RE2's memory budget for a set
+_WORDS = "(?i)(?:" + "|".join(f"w{i}q" for i in range(100_000)) + ")"
+
+
+@pytest.mark.parametrize(("huge", "text"), [("x" * 200_000, "x" * 200_001), (_WORDS, "say W99999Q now")])
+def test_a_test_too_large_for_the_re2_index_is_asked_one_by_one(huge: str, text: str) -> None:
+    # the set failed to compile on the first request (re2.error, a 500 for every request; found by
+    # SYNTHGPT_FUZZ_SCALE=30 of the rule-file fuzz). Such a test's rule is asked one by one, the others'
+    # tests still go through the index
+    test = m.last_user(regex=huge) if huge is _WORDS else m.last_user(huge)
+    filler = [Rule(f"pad{i}", m.last_user(f"zz-never-{i}"), "x") for i in range(MIN_INDEXED)]
+    rules = RuleSet([*filler, Rule("huge", test, "h"), Rule("tide", m.last_user("tide"), "t"),
+                     Rule("rest", m.always(), "r")])  # fmt: skip
+    assert rules.resolve(_request("tide pools", "chat", "gpt-4o")).rule.name == "tide"
+    assert rules.resolve(_request(text, "chat", "gpt-4o")).rule.name == "huge"
+    assert rules.resolve(_request("x w5 " + "x" * 50, "chat", "gpt-4o")).rule.name == "rest"
+    assert rules.resolve(_request("zz-never-3", "chat", "gpt-4o")).rule.name == "pad3"
+    index = rules.compiled().text_index
+    assert index is not None and index.needs[MIN_INDEXED] is None and index.needs[-2] is not None
+
+
+def test_a_set_past_re2s_budget_leaves_its_tests_unindexed() -> None:
+    # many texts each under MAX_INDEXED_BYTES, together past what one RE2 set compiles: their rules are
+    # asked one by one, and answer as asking every rule does
+    long = [Rule(f"long{i}", m.last_user(f"{i:03d}" + "y" * (MAX_INDEXED_BYTES - 8)), "l") for i in range(40)]
+    rules = RuleSet([*long, Rule("rest", m.always(), "r")])
+    assert rules.compiled().text_index is None  # (no test left in it: the index is not used)
+    assert rules.resolve(_request("031" + "y" * MAX_INDEXED_BYTES, "chat", "gpt-4o")).rule.name == "long31"
+    assert rules.resolve(_request("y" * 100, "chat", "gpt-4o")).rule.name == "rest"
