@@ -40,7 +40,7 @@ async def count_tokens_endpoint(request: Request) -> Response:
         for name in _CREATE_ONLY:
             if name in body:
                 raise RequestError(f"{name}: Extra inputs are not permitted", name)
-        req = _CODEC.decode({**body, "max_tokens": 1}, request.headers, request.path_params)
+        req = _CODEC.decode({**body, "max_tokens": _stand_in(body)}, request.headers, request.path_params)
     except (BodyTooLarge, RequestError) as exc:
         return to_response(refuse(mock, _CODEC, exc, path, hashlib.blake2b(raw, digest_size=16).hexdigest()))
     rid = request_id(mock.seed, "count_tokens", req.fingerprint())
@@ -48,3 +48,11 @@ async def count_tokens_endpoint(request: Request) -> Response:
         return error_response(_CODEC, model_not_found(req.model), 404, rid)
     headers = codec_headers(_CODEC, rid, processing_ms(rid))
     return json_response({"input_tokens": mock.prompt_tokens(req)}, 200, headers)
+
+
+def _stand_in(body: dict[str, object]) -> int:
+    """The `max_tokens` the decoder is given (a create call needs one; a count has none): above any
+    thinking budget, which a create call's `max_tokens` must be, so the budget's own checks still apply."""
+    thinking = body.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+    return budget + 1 if type(budget) is int and budget >= 1 else 1

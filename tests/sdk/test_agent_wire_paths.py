@@ -67,6 +67,23 @@ def test_count_tokens_is_the_usage_of_the_same_request(live_server: str) -> None
     assert counted.input_tokens > 20
 
 
+def test_count_tokens_with_extended_thinking(live_server: str) -> None:
+    # count_tokens takes `thinking` but no `max_tokens`: the budget was held to the route's stand-in
+    # max_tokens of 1 and refused ("`max_tokens` must be greater than `thinking.budget_tokens`.")
+    messages: Any = [{"role": "user", "content": "How warm is it in Lisbon today?"}]
+    thinking: Any = {"type": "enabled", "budget_tokens": 2048}
+    with anthropic.Anthropic(base_url=live_server, api_key="k", _strict_response_validation=True) as c:
+        counted = c.messages.count_tokens(model="claude-sonnet-4-5", messages=messages, thinking=thinking)
+        reply = c.messages.create(
+            model="claude-sonnet-4-5", max_tokens=4096, messages=messages, thinking=thinking
+        )
+        with pytest.raises(anthropic.BadRequestError, match="budget_tokens"):
+            c.messages.count_tokens(
+                model="claude-sonnet-4-5", messages=messages, thinking={"type": "enabled", "budget_tokens": 5}
+            )
+    assert counted.input_tokens == reply.usage.input_tokens
+
+
 def test_count_tokens_errors_are_anthropic_shaped(live_server: str) -> None:
     bad = httpx.post(live_server + "/v1/messages/count_tokens", json={"model": "claude-sonnet-4-5"})
     assert bad.status_code == 400
