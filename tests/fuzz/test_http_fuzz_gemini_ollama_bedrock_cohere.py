@@ -87,15 +87,19 @@ BEDROCK = {
     "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": SCHEMA}}}]},
     "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
 }
+GEMINI_EMBED_ONE = {"content": {"parts": [{"text": "tides"}]}, "outputDimensionality": 8}
 ROUTES: list[tuple[str, dict[str, Any], str]] = [
     ("/v1beta/models/gemini-2.5-flash:generateContent", GEMINI, "google"),
     ("/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse", GEMINI, "google"),
     ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", GEMINI, "google"),
     ("/v1beta/models/gemini-embedding-001:batchEmbedContents", GEMINI_EMBED, "google"),
     ("/v1beta/models/gemini-2.5-flash:countTokens", {"contents": GEMINI["contents"]}, "google"),
+    ("/v1beta/models/gemini-embedding-001:embedContent", GEMINI_EMBED_ONE, "google"),
     ("/api/chat", OLLAMA, "ollama"),
     ("/api/generate", OLLAMA_GENERATE, "ollama"),
     ("/api/embed", OLLAMA_EMBED, "ollama"),
+    ("/api/embeddings", {"model": "nomic-embed-text", "prompt": "tides"}, "ollama"),
+    ("/api/show", {"model": "llama3.2"}, "ollama"),
     ("/v2/chat", COHERE, "cohere"),
     ("/model/anthropic.claude-sonnet-4-5-v1:0/converse", BEDROCK, "bedrock"),
     ("/model/anthropic.claude-sonnet-4-5-v1:0/converse-stream", BEDROCK, "bedrock"),
