@@ -47,7 +47,7 @@ def explain_wire(
     except Exception as exc:  # what `pipeline.answer` refuses before a rule is tried
         answered = refuse(seeded, codec, exc, "/_synthgpt/explain", api)
         return _payload(api, seeded.seed, None, None, refused(answered), answered.failure)
-    codec = scratch_codec(req.api)
+    codec = scratch_codec(req.api, req)
     explained = mock.explain(req, seed=seeded.seed)
     if not serves(mock, req.model):  # the route answers 404 before any rule is tried
         rid = request_id(seeded.seed, req.api, req.fingerprint())

@@ -156,7 +156,8 @@ async def call_detail(request: Request) -> Response:
     out["duration_ms"] = record.duration_ms
     out["captures"] = dict(record.captures)
     out["neutral"] = record.request.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    codec = scratch_codec(record.api)  # re-encoded: deterministic, and the server's store is left alone
+    # re-encoded: deterministic, and the server's store is left alone
+    codec = scratch_codec(record.api, record.request)
     out["answer"] = wire_answer(codec, record.output, record.request, mock.seed).to_json()
     return json_response(out)
 

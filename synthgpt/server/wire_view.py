@@ -14,7 +14,11 @@ from typing import Any
 
 from ..codec.anthropic.encode import MessagesCodec
 from ..codec.base import WireCodec
+from ..codec.bedrock.encode import BedrockCodec
+from ..codec.cohere.encode import CohereCodec
 from ..codec.embeddings import EmbeddingsCodec
+from ..codec.gemini.encode import GeminiCodec
+from ..codec.ollama.encode import OllamaCodec
 from ..codec.openai_chat.encode import ChatCodec
 from ..codec.openai_responses.encode import ResponsesCodec
 from ..codec.openai_responses.store import ResponseStore
@@ -27,15 +31,27 @@ __all__ = ["WIRE_APIS", "WireAnswer", "WireFrame", "refused", "scratch_codec", "
 WIRE_APIS: tuple[ApiKind, ...] = ("chat", "responses", "messages", "embeddings")
 
 
-def scratch_codec(api: str) -> WireCodec:
+def scratch_codec(api: str, request: ModelRequest | None = None) -> WireCodec:
     """A codec of `api` of its own: encoding a Responses answer stores it, and a view must store nothing
-    in the server's `previous_response_id` store. A Python (`api="python"`) request shows as Chat."""
+    in the server's `previous_response_id` store. `request` (decoded) tells the route of an API with more
+    than one (Gemini's streaming route, Ollama's `/api/generate`, Bedrock's `converse-stream`). A Python
+    (`api="python"`) request shows as Chat, and an embeddings request as OpenAI's (its neutral form does
+    not say which provider's route it came by)."""
     if api == "responses":
         return ResponsesCodec(ResponseStore(1))
     if api == "messages":
         return MessagesCodec()
     if api == "embeddings":
         return EmbeddingsCodec()
+    streamed = request is not None and request.stream
+    if api == "gemini":
+        return GeminiCodec(stream=streamed)
+    if api == "ollama":
+        return OllamaCodec(generate=request is not None and request.extra.get("endpoint") == "generate")
+    if api == "cohere":
+        return CohereCodec()
+    if api == "bedrock":
+        return BedrockCodec(stream=streamed)
     return ChatCodec()
 
 

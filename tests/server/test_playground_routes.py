@@ -245,6 +245,36 @@ def test_a_journaled_stream_shows_its_frames_with_their_timing(client: httpx2.Cl
     assert missing.json()["error"]["message"] == "No call 999 in the journal (it keeps the newest 1000)."
 
 
+GEMINI = {"contents": [{"role": "user", "parts": [{"text": "tell me about tides"}]}]}
+OLLAMA = {"model": "llama3.2", "messages": [{"role": "user", "content": "tell me about tides"}]}
+CALLS = [  # the other APIs' chat routes, each answered whole and streamed
+    ("/v1beta/models/gemini-2.5-flash:generateContent", GEMINI),
+    ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", GEMINI),
+    ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", GEMINI),
+    ("/api/chat", {**OLLAMA, "stream": False}),
+    ("/api/chat", OLLAMA),
+    ("/api/generate", {"model": "llama3.2", "prompt": "tell me about tides", "stream": False}),
+    ("/v2/chat", {"model": "command-r", "messages": OLLAMA["messages"]}),
+    ("/v2/chat", {"model": "command-r", "messages": OLLAMA["messages"], "stream": True}),
+    ("/model/anthropic.claude-sonnet-4-5-v1:0/converse",
+     {"messages": [{"role": "user", "content": [{"text": "tell me about tides"}]}]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body"), CALLS, ids=[f"{p} {b.get('stream')}" for p, b in CALLS])
+def test_a_journaled_call_of_another_api_shows_the_answer_its_client_got(
+    client: httpx2.Client, path: str, body: Any
+) -> None:
+    # the view re-encoded every API but OpenAI's and Anthropic's as a Chat completion
+    sent = client.post(path, json=body)
+    assert sent.status_code == 200
+    answer = client.get("/_synthgpt/calls/0").json()["answer"]
+    if answer["stream"]:
+        assert answer["sse"] == sent.text
+    else:
+        assert answer["body"] == sent.json()
+
+
 def test_the_page_and_its_assets_come_from_the_package(client: httpx2.Client) -> None:
     page = client.get("/_synthgpt/")
     assert page.status_code == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
