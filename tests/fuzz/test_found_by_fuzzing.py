@@ -321,3 +321,16 @@ def test_a_bedrock_tool_input_schema_that_is_no_object(client: httpx.Client, box
         "'toolConfig.tools.1.member.toolSpec.inputSchema' failed to satisfy constraint: "
         "Member must not be null"
     }
+
+
+@pytest.mark.parametrize(("document", "kind"), [(True, "a boolean"), ([1], "an array"), ("x", "a string")])
+def test_a_cohere_document_that_is_no_object(client: httpx.Client, document: Any, kind: str) -> None:
+    """A tool result's `document: true` was read with `.get` (AttributeError: a 500), found at
+    SYNTHGPT_FUZZ_SCALE=30."""
+    content = [{"type": "document", "document": document}]
+    body = {"model": "command-a-03-2025", "messages": [{"role": "user", "content": content}]}
+    r = client.post("/v2/chat", json=body)
+    assert r.status_code == 400
+    assert r.json()["message"] == (
+        f"invalid request: messages[0].content[0].document must be an object, got {kind}"
+    )

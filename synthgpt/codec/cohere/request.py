@@ -39,7 +39,11 @@ def _content(value: Any, param: str) -> list[dict[str, Any]] | str:
         if kind == "text" and isinstance(item.get("text"), str):
             out.append({"type": "text", "text": item["text"]})
         elif kind == "document":
-            data = (item.get("document") or {}).get("data")
+            document = item.get("document") or {}
+            if not isinstance(document, dict):
+                where = f"{param}[{k}].document"
+                raise _bad(f"{where} must be an object, got {json_type_name(document)}", where)
+            data = document.get("data")
             out.append({"type": "text", "text": data if isinstance(data, str) else dumps(data)})
         elif kind == "image_url":
             out.append({"type": "image_url", "image_url": item.get("image_url") or {}})
