@@ -132,6 +132,8 @@ class ToolCall(_Frozen):
         # Accept the OpenAI chat shape {id, type, function: {name, arguments}} as well as the flat one.
         if isinstance(data, dict) and "function" in data and "name" not in data:
             fn = data["function"] or {}
+            if not isinstance(fn, dict):  # (no name then: the validation says so)
+                return {"id": data.get("id", "")}
             data = {"id": data.get("id", ""), "name": fn.get("name"), "arguments": fn.get("arguments", "{}")}
         if isinstance(data, dict) and isinstance(data.get("arguments"), dict | list):
             data = {**data, "arguments": dumps(data["arguments"])}

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from pydantic import ValidationError
 
 from ..clock import Clock, FixedClock, parse_clock
-from ..errors import suggest
+from ..errors import RuleError, suggest
 from ..generators import answer
 from ..generators.core import Generator, Just
 from ..generators.embedding import EmbeddingVectors
@@ -450,7 +450,10 @@ def _output(spec: OutputSpec, b: Builder, at: NodePath) -> Generator[Any]:
 
 def _clock(value: Any, smap: SourceMap) -> Clock:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return FixedClock(value)
+        try:
+            return FixedClock(value)
+        except RuleError as exc:  # YAML's `.inf` or `.nan`
+            raise smap.error(("clock",), str(exc)) from None
     if isinstance(value, str):
         try:
             return parse_clock(value)

@@ -201,6 +201,11 @@ RULE_CASES = [
         "r.yaml:1:42: schema at '/': required property 'id' is not in `properties`, and "
         "`additionalProperties: false` allows no other: declare it or drop it from `required`",
     ),
+    (
+        "clock at YAML's infinity (a RuleError with no line, a traceback from `synthgpt check`)",
+        "clock: .inf\nrules: [{name: r, match: always, output: {text: x}}]",
+        "r.yaml:1:8: FixedClock: t must be a finite number, got inf",
+    ),
 ]
 
 
@@ -334,3 +339,13 @@ def test_a_cohere_document_that_is_no_object(client: httpx.Client, document: Any
     assert r.json()["message"] == (
         f"invalid request: messages[0].content[0].document must be an object, got {kind}"
     )
+
+
+def test_a_cohere_tool_call_whose_function_is_no_object(client: httpx.Client) -> None:
+    """A `function` that is a string was read with `.get` by the neutral model's own reader
+    (AttributeError: a 500), found at SYNTHGPT_FUZZ_SCALE=30."""
+    call = {"id": "w_1", "type": "function", "function": "get_weather"}
+    messages = [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [call]}]
+    r = client.post("/v2/chat", json={"model": "command-a-03-2025", "messages": messages})
+    assert r.status_code == 400
+    assert r.json()["message"] == "Invalid value for 'messages[1].tool_calls[0].name': Field required"
