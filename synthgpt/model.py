@@ -185,6 +185,7 @@ class Tool(_Frozen):
     def _openai_shape(cls, data: Any) -> Any:
         if isinstance(data, dict) and "function" in data and "name" not in data:
             fn = data["function"] or {}
+            fn = fn if isinstance(fn, dict) else {}  # (no name then: the validation says so)
             data = {k: v for k, v in fn.items() if k in ("name", "description", "parameters", "strict")}
         if isinstance(data, dict):
             data = {k: v for k, v in data.items() if k != "type"}
@@ -209,7 +210,8 @@ class ToolChoice(_Frozen):
                 return {"mode": data}
             raise ValueError(f"tool_choice must be 'auto', 'none', 'required' or a named tool, got {data!r}")
         if isinstance(data, dict) and "mode" not in data:
-            name = data.get("name") or (data.get("function") or {}).get("name")
+            fn = data.get("function")
+            name = data.get("name") or (fn.get("name") if isinstance(fn, dict) else None)
             if name:
                 return {"mode": "named", "name": name}
         return data

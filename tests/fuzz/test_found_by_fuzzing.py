@@ -349,3 +349,25 @@ def test_a_cohere_tool_call_whose_function_is_no_object(client: httpx.Client) ->
     r = client.post("/v2/chat", json={"model": "command-a-03-2025", "messages": messages})
     assert r.status_code == 400
     assert r.json()["message"] == "Invalid value for 'messages[1].tool_calls[0].name': Field required"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"tools": [{"type": "function", "function": "f"}]},
+         "Invalid value for 'tools[0].name': Field required"),
+        ({"tool_choice": {"type": "function", "function": "f"}},
+         "Invalid value for 'tool_choice.type': Extra inputs are not permitted"),
+        ({"messages": [{"role": "assistant", "tool_calls": [{"function": "f"}]}]},
+         "Invalid value for 'messages[0].tool_calls[0].name': Field required"),
+    ],
+)  # fmt: skip
+def test_the_neutral_request_refuses_a_function_that_is_no_object(extra: Any, message: str) -> None:
+    """`ModelRequest.from_dict` (the neutral form: the engine's public input, `explain`'s `neutral`, and
+    what some codecs hand on as it came) read a string `function` with `.get`/`.items`: an
+    AttributeError, not the RequestError it promises."""
+    from synthgpt.errors import RequestError
+
+    with pytest.raises(RequestError) as info:
+        ModelRequest.from_dict({"model": "m", "messages": [], **extra})
+    assert info.value.message == message
