@@ -308,6 +308,8 @@ class ModelRequest(_Frozen):
             return cls.model_validate(_json_copy(dict(data)))
         except ValidationError as exc:
             raise request_error_from(exc) from None
+        except RecursionError:  # (a wire body is refused past MAX_JSON_DEPTH levels before it gets here)
+            raise RequestError("The request nests arrays and objects too deeply to read.", None) from None
 
     @classmethod
     def from_decoded(cls, neutral: dict[str, Any]) -> ModelRequest:
