@@ -76,9 +76,12 @@ class FromSchema(Generator[Any]):
     ) -> None:
         if max_depth < 1:
             raise RuleError(f"from_schema: max_depth must be >= 1, got {max_depth}")
-        self.schema: Schema = copy.deepcopy(schema)  # the caller mutating its dict later changes nothing
+        try:
+            self.schema: Schema = copy.deepcopy(schema)  # the caller mutating its dict later changes nothing
+            self._s = _Schema(self.schema, whole_counts=True)
+        except RecursionError:  # (a wire body is refused past MAX_JSON_DEPTH levels before it gets here)
+            raise SchemaError("", "the schema, or a value in it, nests too deeply to read") from None
         self.max_depth = max_depth
-        self._s = _Schema(self.schema, whole_counts=True)
         self.overrides = {str(k): lift(v) for k, v in (overrides or {}).items()}
         for path in self.overrides:
             self._s.check_path(path)
