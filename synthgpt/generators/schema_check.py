@@ -800,12 +800,12 @@ class _Schema:
         """Whether `v` satisfies `s`, over the keywords this module supports (formats are annotations, as
         JSON Schema validators treat them by default)."""
         f, _ = self.flat(s)
-        if v is None and f.get("nullable"):
-            return True
         if "const" in f and not _same(v, f["const"]):
             return False
         if "enum" in f and not any(_same(v, e) for e in f["enum"]):
             return False
+        if v is None and f.get("nullable"):  # (after `enum`: OpenAPI's null must be among its values too)
+            return True
         if "type" in f and not any(_is_type(v, t) for t in ([f["type"]] if isinstance(f["type"], str)
                                                              else f["type"])):  # fmt: skip
             return False

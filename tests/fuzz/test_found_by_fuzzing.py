@@ -277,6 +277,11 @@ def test_documents_fixed_by_fuzzing(schema: dict[str, Any], allowed: set[str] | 
             },
             f"schema at '/': unsupported keyword 'if'; supported: {SUPPORTED}",
         ),
+        (  # `nullable` let the const's null past the enum: a document the schema rejects (SCALE=50)
+            {"allOf": [{"const": None}, {"type": "string", "nullable": True}, {"enum": [False]}]},
+            "schema at '/': the `const` value does not satisfy the schema's other keywords ({'const': None, "
+            "'type': 'string', 'nullable': True, 'enum': [False]})",
+        ),
         (  # an `enum` value 3,000 levels deep: RecursionError checking it (SYNTHGPT_FUZZ_SCALE=50)
             {"type": "array", "items": {}, "enum": [nested(3_000)]},
             "schema at '/': the schema, or a value in it, nests too deeply to read",
