@@ -40,7 +40,13 @@ class Finding:
     warning: bool = False
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {'warning: ' if self.warning else ''}{self.message}"
+        message = self.message.translate(_ONE_LINE)
+        return f"{self.path}:{self.line}:{self.col}: {'warning: ' if self.warning else ''}{message}"
+
+
+# What ends a line for editors and `str.splitlines`, escaped: a finding is one line even where its message
+# quotes a rule file's key or value holding one ("\r", "\u2028")
+_ONE_LINE = {c: repr(chr(c))[1:-1] for c in (*range(32), 0x7F, 0x85, 0x2028, 0x2029)}
 
 
 def check_files(paths: Sequence[str]) -> list[Finding]:

@@ -145,6 +145,17 @@ def test_missing_file(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
 
 
+def test_a_finding_quoting_a_line_break_stays_one_line(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a generator's keys '' and '\r' were quoted as they are: the carriage return split the finding in
+    # two, and the second line named no file (found by SYNTHGPT_FUZZ_SCALE=50 of the rule-file fuzz)
+    write(here / "r.yaml", 'rules:\n  - name: r\n    match: always\n    generate: {"": 1, "\\r": 2}\n')
+    assert run(capsys, "r.yaml")[:2] == (
+        1,
+        ["r.yaml:4:15: a generator is one `{name: arguments}` pair, got several keys (, \\r); for an object "
+         "of fields write `{objects: {field: generator, …}}`"],
+    )  # fmt: skip
+
+
 def test_check_files_api(here: Path) -> None:
     write(
         here / "a.yaml",
