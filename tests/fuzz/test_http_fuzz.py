@@ -218,14 +218,11 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
 
 
 def replace(body: Any, path: tuple[Any, ...], new: Any, delete: bool) -> Any:
-    """`body` with the value at `path` replaced (or deleted): the containers on the path are copied, the
-    rest shared (a deep copy of a body already holding a nasty 5,000-level value would recurse)."""
     if not path:
         return new
-    out = copy.copy(body)
+    out = copy.deepcopy(body)
     parent = out
     for step in path[:-1]:
-        parent[step] = copy.copy(parent[step])
         parent = parent[step]
     if delete:
         del parent[path[-1]]
