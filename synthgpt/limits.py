@@ -104,7 +104,8 @@ def check_document_size(text: bytes | str, limits: Limits, subject: str, param: 
     "the response format" or "function 'f'") that the answer could not carry: the schema asked for it, so
     a 400 naming the schema, not the rule's 500. Its size is taken as an answer carries it: a string in
     JSON, each quote and backslash escaped."""
-    if len(text) * (4 if isinstance(text, str) else 1) + _CHOICE_BYTES <= limits.max_answer_bytes:
+    # the most its escaped UTF-8 can be: 2 bytes a byte (a quote or backslash escaped), 4 a character
+    if len(text) * (4 if isinstance(text, str) else 2) + _CHOICE_BYTES <= limits.max_answer_bytes:
         return  # (most documents: nothing to count)
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     size = len(raw) + raw.count(b'"') + raw.count(b"\\")

@@ -252,6 +252,19 @@ async def test_a_document_drawn_for_the_requests_schema_over_the_limit_is_a_400(
     assert small.status_code == 200
 
 
+async def test_a_document_over_the_limit_only_once_its_quotes_are_escaped_is_a_400_too() -> None:
+    # 2,000 four-letter strings: ~14 kB of JSON, ~18 kB as the answer's escaped text. The check took the
+    # JSON's own length as the most it could be and passed it; the encoded answer was then a 500
+    words = {"type": "array", "minItems": 2000, "maxItems": 2000, "items": {"enum": ["abcd"]}}
+    schema = {"type": "object", "properties": {"w": words}, "required": ["w"]}
+    async with _client(Limits(max_answer_bytes=16384)) as c:
+        r = await c.post("/v1/chat/completions", json=_chat_schema(schema))
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["message"].startswith(
+        "Invalid schema for the response format: the document synthgpt drew from it is about 18009 bytes, "
+    )
+
+
 # ------------------------------------------------------------------------------------------ the CLI flags
 
 
