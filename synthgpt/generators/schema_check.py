@@ -214,11 +214,10 @@ def _number_drawers(
             hi is None or v < hi or (v == hi and not hix)
         )
 
+    def fits(v: float) -> bool:  # (a midpoint near the largest float overflows to inf)
+        return ok(v) and math.isfinite(v)
+
     if m is None and not integer:
-
-        def fits(v: float) -> bool:  # (a midpoint near the largest float overflows to inf)
-            return ok(v) and math.isfinite(v)
-
         # no float at or just inside a bound: none between two exclusive bounds one float apart, none past
         # an exclusive bound at the largest float
         if lo is not None and not (fits(float(lo)) or fits(math.nextafter(float(lo), math.inf))):
@@ -275,7 +274,7 @@ def _number_drawers(
         ka = kb = kmin if kmin is not None else kmax if kmax is not None else ka
 
     def fits_multiple(v: float) -> bool:
-        return ok(v) and math.isfinite(v) and _divides(v, m)
+        return fits(v) and _divides(v, m)
 
     def whole(v: float) -> bool:
         return fits_multiple(v) and v.is_integer()
