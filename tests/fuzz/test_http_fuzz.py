@@ -217,12 +217,17 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
             yield from paths(v, (*prefix, i))
 
 
-def replace(body: Any, path: tuple[Any, ...], new: Any, delete: bool) -> Any:
+def replace(body: Any, path: tuple[Any, ...], new: Any, delete: bool, *, shallow: bool = False) -> Any:
+    """`body` with the value at `path` replaced (or deleted), in a copy: a deep one, which keeps what the
+    base shares (decode_corpus.json was made so), or with `shallow` only the containers on the path (a
+    deep copy of a body already holding a nasty 5,000-level value recurses)."""
     if not path:
         return new
-    out = copy.deepcopy(body)
+    out = copy.copy(body) if shallow else copy.deepcopy(body)
     parent = out
     for step in path[:-1]:
+        if shallow:
+            parent[step] = copy.copy(parent[step])
         parent = parent[step]
     if delete:
         del parent[path[-1]]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from synthgpt.errors import RequestError
 from synthgpt.model import ModelRequest
 from tests.fuzz._support import fuzz, json_values, nasty, texts
-from tests.fuzz.test_http_fuzz import paths
+from tests.fuzz.test_http_fuzz import paths, replace
 
 FULL: dict[str, Any] = {
     "api": "chat",
@@ -43,24 +43,6 @@ FULL: dict[str, Any] = {
 }  # fmt: skip
 
 
-def replace(body: Any, path: tuple[Any, ...], new: Any, delete: bool) -> Any:
-    """`body` with the value at `path` replaced (or deleted), copying only the containers on the path: a
-    deep copy of a body already holding a nasty 5,000-level value would recurse in the test itself. (The
-    HTTP fuzz's `replace` deep-copies, sharing what its base shares: decode_corpus.json was made so.)"""
-    if not path:
-        return new
-    out = copy.copy(body)
-    parent = out
-    for step in path[:-1]:
-        parent[step] = copy.copy(parent[step])
-        parent = parent[step]
-    if delete:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = new
-    return out
-
-
 @st.composite
 def mutated(draw: st.DrawFn) -> Any:
     body: Any = copy.deepcopy(FULL)
@@ -68,7 +50,9 @@ def mutated(draw: st.DrawFn) -> Any:
         spots = [p for p in paths(body) if p]
         if not spots:
             break
-        body = replace(body, draw(st.sampled_from(spots)), draw(nasty), delete=draw(st.integers(0, 4)) == 0)
+        body = replace(
+            body, draw(st.sampled_from(spots)), draw(nasty), delete=draw(st.integers(0, 4)) == 0, shallow=True
+        )
     if draw(st.integers(0, 5)) == 0:
         body[draw(texts)] = draw(json_values)
     return body
